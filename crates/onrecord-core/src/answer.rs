@@ -1,0 +1,226 @@
+//! Answering: quote the best sentence of the best fragment, with its citation, or decline.
+//!
+//! This is the walking-skeleton answerer: one quote from the top fragment and one floor on how
+//! much of the question that fragment covers. Every decision is deterministic and explained.
+
+use std::collections::BTreeSet;
+
+use crate::bm25::{QueryTerm, query_terms, search};
+use crate::format::{Fragment, Index};
+use crate::text::{Stemmer, tokens};
+
+/// Knobs of the answerer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AnswerConfig {
+    /// The least share (0..1) of the question's idf weight the top fragment must contain.
+    pub coverage_floor: f32,
+    /// How many fragments retrieval ranks.
+    pub top_k: usize,
+}
+
+impl AnswerConfig {
+    /// The settings the widget ships with.
+    pub const DEFAULT: AnswerConfig = AnswerConfig {
+        coverage_floor: 0.5,
+        top_k: 5,
+    };
+}
+
+/// What kind of reply this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Mode {
+    /// Quotes from the pages answer the question.
+    Answer,
+    /// The pages do not cover the question; nothing is cited.
+    NotFound,
+}
+
+/// The reply to a question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// Answer or decline.
+    pub mode: Mode,
+    /// Verbatim quotes, each with its citation; empty when declining.
+    pub quotes: Vec<Quote>,
+    /// Why the question was declined, when it was.
+    pub decline: Option<Decline>,
+    /// Content words of the question that no page uses.
+    pub missing_terms: Vec<String>,
+}
+
+/// Why a question was declined.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Decline {
+    /// The question has no content words (empty, punctuation or stopwords only).
+    NoContentWords,
+    /// None of the question's content words occur in the pages.
+    NeverMentioned {
+        /// The words, as the question wrote them.
+        terms: Vec<String>,
+    },
+    /// The best passage covers too little of the question.
+    BelowFloor {
+        /// Share of the question's weight the best passage covers.
+        coverage: f32,
+        /// The floor it had to reach.
+        floor: f32,
+    },
+}
+
+/// A verbatim quote: `text` is exactly `fragment.text[start..end]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quote {
+    /// Index into [`Index::fragments`].
+    pub fragment: u32,
+    /// Byte offset of the quote in the fragment text.
+    pub start: u32,
+    /// Byte offset of the end of the quote.
+    pub end: u32,
+    /// The quoted text, sliced from the fragment.
+    pub text: String,
+    /// Where the quote comes from.
+    pub citation: Citation,
+}
+
+/// Where a quote comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Citation {
+    /// Page title.
+    pub title: String,
+    /// Heading path joined with " › " (empty for the top of a page).
+    pub section: String,
+    /// Page URL with the heading anchor.
+    pub url: String,
+    /// One-based position of the fragment in its page.
+    pub fragment_no: u32,
+    /// Number of fragments in the page.
+    pub fragment_count: u32,
+}
+
+/// Answers `question` from `index`: quotes or declines. Never fails.
+pub fn ask(index: &Index, question: &str, config: &AnswerConfig) -> Answer {
+    let terms = query_terms(index, question);
+    let missing_terms: Vec<String> = terms
+        .iter()
+        .filter(|t| !t.in_corpus())
+        .map(|t| t.word.clone())
+        .collect();
+    let decline = |decline: Decline| Answer {
+        mode: Mode::NotFound,
+        quotes: Vec::new(),
+        decline: Some(decline),
+        missing_terms: missing_terms.clone(),
+    };
+    if terms.is_empty() {
+        return decline(Decline::NoContentWords);
+    }
+    if missing_terms.len() == terms.len() {
+        return decline(Decline::NeverMentioned {
+            terms: missing_terms.clone(),
+        });
+    }
+    let Some(top) = search(index, &terms, config.top_k).first().copied() else {
+        return decline(Decline::NeverMentioned {
+            terms: missing_terms.clone(),
+        });
+    };
+    let Some(fragment) = index.fragments.get(top.fragment as usize) else {
+        return decline(Decline::NoContentWords);
+    };
+    let coverage = coverage(index, &terms, top.fragment);
+    if coverage < config.coverage_floor {
+        return decline(Decline::BelowFloor {
+            coverage,
+            floor: config.coverage_floor,
+        });
+    }
+    let (start, end) = best_sentence(index, fragment, &terms);
+    let quote = Quote {
+        fragment: top.fragment,
+        start,
+        end,
+        text: fragment
+            .text
+            .get(start as usize..end as usize)
+            .unwrap_or_default()
+            .to_owned(),
+        citation: citation(index, fragment),
+    };
+    Answer {
+        mode: Mode::Answer,
+        quotes: vec![quote],
+        decline: None,
+        missing_terms,
+    }
+}
+
+/// Share of the question's idf weight whose words occur in the fragment (title and headings count).
+fn coverage(index: &Index, terms: &[QueryTerm], frag: u32) -> f32 {
+    let total: f32 = terms.iter().map(|t| t.idf).sum();
+    let covered: f32 = terms
+        .iter()
+        .filter(|t| {
+            t.term_ids
+                .iter()
+                .filter_map(|&id| index.terms.get(id))
+                .any(|p| p.postings.binary_search_by_key(&frag, |&(f, _)| f).is_ok())
+        })
+        .map(|t| t.idf)
+        .sum();
+    if total > 0.0 { covered / total } else { 0.0 }
+}
+
+/// The sentence carrying most of the question's idf weight; the first one on a tie.
+fn best_sentence(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> (u32, u32) {
+    let lang = index
+        .docs
+        .get(fragment.doc as usize)
+        .map_or(index.default_lang, |d| d.lang);
+    let stemmer = Stemmer::new(lang);
+    let wanted: Vec<(String, f32)> = terms
+        .iter()
+        .map(|t| (stemmer.stem(&t.word).into_owned(), t.idf))
+        .collect();
+    let mut best = fragment
+        .sentences
+        .first()
+        .copied()
+        .unwrap_or((0, fragment.text.len() as u32));
+    let mut best_score = 0.0;
+    for &(start, end) in &fragment.sentences {
+        let Some(text) = fragment.text.get(start as usize..end as usize) else {
+            continue;
+        };
+        let stems: BTreeSet<String> = tokens(text)
+            .map(|(_, w)| stemmer.stem(&w).into_owned())
+            .collect();
+        let score: f32 = wanted
+            .iter()
+            .filter(|(s, _)| stems.contains(s))
+            .map(|(_, idf)| idf)
+            .sum();
+        if score > best_score {
+            best_score = score;
+            best = (start, end);
+        }
+    }
+    best
+}
+
+fn citation(index: &Index, fragment: &Fragment) -> Citation {
+    let doc = index.docs.get(fragment.doc as usize);
+    let url = doc.map(|d| d.url.as_str()).unwrap_or_default();
+    Citation {
+        title: doc.map(|d| d.title.clone()).unwrap_or_default(),
+        section: fragment.heading_path.join(" › "),
+        url: if fragment.anchor.is_empty() {
+            url.to_owned()
+        } else {
+            format!("{url}#{}", fragment.anchor)
+        },
+        fragment_no: fragment.position.saturating_add(1),
+        fragment_count: doc.map_or(0, |d| d.n_fragments),
+    }
+}

@@ -1,0 +1,247 @@
+//! BM25: building postings from fragments, and ranking fragments for a question.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::chunk::{FragmentDraft, SourceDoc};
+use crate::format::{Doc, Fragment, Index, TermPostings};
+use crate::text::{Lang, Stemmer, is_stopword, tokens};
+
+/// BM25 parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bm25Params {
+    /// Term-frequency saturation.
+    pub k1: f32,
+    /// Length normalisation.
+    pub b: f32,
+}
+
+impl Bm25Params {
+    /// The textbook defaults (k1 1.2, b 0.75).
+    pub const DEFAULT: Bm25Params = Bm25Params { k1: 1.2, b: 0.75 };
+}
+
+/// At most this many distinct content words of a question are used.
+const MAX_QUERY_TERMS: usize = 64;
+
+/// Collects documents and fragments and builds an [`Index`] with deterministic output.
+pub struct IndexBuilder {
+    default_lang: Lang,
+    docs: Vec<Doc>,
+    fragments: Vec<Fragment>,
+    postings: BTreeMap<String, Vec<(u32, u32)>>,
+    total_terms: u64,
+}
+
+impl IndexBuilder {
+    /// Starts an empty index whose pages default to `default_lang`.
+    pub fn new(default_lang: Lang) -> IndexBuilder {
+        IndexBuilder {
+            default_lang,
+            docs: Vec::new(),
+            fragments: Vec::new(),
+            postings: BTreeMap::new(),
+            total_terms: 0,
+        }
+    }
+
+    /// Adds a document and its fragments (from [`crate::chunk`]). Add documents in a stable order.
+    pub fn add(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft]) {
+        let doc_idx = self.docs.len() as u32;
+        let stemmer = Stemmer::new(doc.lang);
+        for (position, draft) in drafts.iter().enumerate() {
+            let heading_path = doc
+                .sections
+                .get(draft.section)
+                .map(|s| s.heading_path.clone())
+                .unwrap_or_default();
+            let anchor = doc
+                .sections
+                .get(draft.section)
+                .map(|s| s.anchor.clone())
+                .unwrap_or_default();
+            // What is indexed is "title. heading path. text"; what is quoted is only the text.
+            let indexed = format!("{}. {}. {}", doc.title, heading_path.join(". "), draft.text);
+            let mut tf: BTreeMap<String, u32> = BTreeMap::new();
+            let mut n_terms = 0u32;
+            for (_, word) in tokens(&indexed) {
+                if is_stopword(&word, doc.lang) {
+                    continue;
+                }
+                *tf.entry(stemmer.stem(&word).into_owned()).or_default() += 1;
+                n_terms += 1;
+            }
+            let frag_idx = self.fragments.len() as u32;
+            for (term, count) in tf {
+                self.postings
+                    .entry(term)
+                    .or_default()
+                    .push((frag_idx, count));
+            }
+            self.total_terms += u64::from(n_terms);
+            self.fragments.push(Fragment {
+                doc: doc_idx,
+                heading_path,
+                anchor,
+                position: position as u32,
+                text: draft.text.clone(),
+                sentences: draft
+                    .sentences
+                    .iter()
+                    .map(|r| (r.start as u32, r.end as u32))
+                    .collect(),
+                n_terms,
+            });
+        }
+        self.docs.push(Doc {
+            path: doc.path.clone(),
+            url: doc.url.clone(),
+            title: doc.title.clone(),
+            lang: doc.lang,
+            n_fragments: drafts.len() as u32,
+        });
+    }
+
+    /// Finishes the index.
+    pub fn finish(self) -> Index {
+        let n_frags = self.fragments.len().max(1) as f64;
+        Index {
+            corpus_hash: [0; 32],
+            default_lang: self.default_lang,
+            bm25: Bm25Params::DEFAULT,
+            avg_fragment_terms: (self.total_terms as f64 / n_frags) as f32,
+            docs: self.docs,
+            fragments: self.fragments,
+            terms: self
+                .postings
+                .into_iter()
+                .map(|(term, postings)| TermPostings { term, postings })
+                .collect(),
+        }
+    }
+}
+
+/// One content word of a question, resolved against the index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryTerm {
+    /// The word as the question wrote it, lowercased.
+    pub word: String,
+    /// Indices into [`Index::terms`] of its stems (one per corpus language, deduplicated).
+    pub term_ids: Vec<usize>,
+    /// Inverse document frequency; for a word the corpus never uses, that of a one-off term.
+    pub idf: f32,
+}
+
+impl QueryTerm {
+    /// Whether the corpus uses this word at all.
+    pub fn in_corpus(&self) -> bool {
+        !self.term_ids.is_empty()
+    }
+}
+
+/// The question's distinct content words, stemmed in every language the corpus uses.
+pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
+    let langs: BTreeSet<Lang> = index
+        .docs
+        .iter()
+        .map(|d| d.lang)
+        .chain([index.default_lang])
+        .collect();
+    let stemmers: Vec<(Lang, Stemmer)> = langs.iter().map(|&l| (l, Stemmer::new(l))).collect();
+    let n_frags = index.fragments.len() as f32;
+    let mut seen = BTreeSet::new();
+    let mut res = Vec::new();
+    for (_, word) in tokens(question) {
+        if res.len() == MAX_QUERY_TERMS {
+            break;
+        }
+        if langs.iter().any(|&l| is_stopword(&word, l)) || !seen.insert(word.clone()) {
+            continue;
+        }
+        let mut term_ids: Vec<usize> = stemmers
+            .iter()
+            .filter_map(|(_, s)| {
+                let stem = s.stem(&word);
+                index
+                    .terms
+                    .binary_search_by(|t| t.term.as_str().cmp(&stem))
+                    .ok()
+            })
+            .collect();
+        term_ids.sort_unstable();
+        term_ids.dedup();
+        let df = term_ids
+            .iter()
+            .filter_map(|&t| index.terms.get(t))
+            .map(|t| t.postings.len())
+            .max()
+            .unwrap_or(0) as f32;
+        // With df 0 this is the idf a term found once would have, slightly raised: unseen words
+        // weigh at least as much as the rarest seen ones.
+        let idf = (1.0 + (n_frags - df + 0.5) / (df + 0.5)).ln();
+        res.push(QueryTerm {
+            word,
+            term_ids,
+            idf,
+        });
+    }
+    res
+}
+
+/// A ranked fragment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// Index into [`Index::fragments`].
+    pub fragment: u32,
+    /// BM25 score.
+    pub score: f32,
+}
+
+/// Ranks fragments by BM25 and returns the best `k`, ties broken by fragment order.
+///
+/// A word with stems in several languages counts once per fragment, by its best stem.
+pub fn search(index: &Index, terms: &[QueryTerm], k: usize) -> Vec<Hit> {
+    let Bm25Params { k1, b } = index.bm25;
+    let avg = index.avg_fragment_terms.max(1.0);
+    let mut scores = vec![0f32; index.fragments.len()];
+    let mut best_for_term: BTreeMap<u32, f32> = BTreeMap::new();
+    for term in terms {
+        best_for_term.clear();
+        for postings in term.term_ids.iter().filter_map(|&t| index.terms.get(t)) {
+            let df = postings.postings.len() as f32;
+            let idf = (1.0 + (scores.len() as f32 - df + 0.5) / (df + 0.5)).ln();
+            for &(frag, tf) in &postings.postings {
+                let len = index
+                    .fragments
+                    .get(frag as usize)
+                    .map_or(avg, |f| f.n_terms as f32);
+                let tf = tf as f32;
+                let s = idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / avg));
+                let best = best_for_term.entry(frag).or_insert(0.0);
+                *best = best.max(s);
+            }
+        }
+        for (&frag, &s) in &best_for_term {
+            if let Some(total) = scores.get_mut(frag as usize) {
+                *total += s;
+            }
+        }
+    }
+    let mut hits: Vec<Hit> = scores
+        .into_iter()
+        .enumerate()
+        .filter(|&(_, s)| s > 0.0)
+        .map(|(i, score)| Hit {
+            fragment: i as u32,
+            score,
+        })
+        .collect();
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.fragment.cmp(&b.fragment))
+    });
+    hits.truncate(k);
+    hits
+}

@@ -1,0 +1,317 @@
+//! Chunking: a parsed document becomes fragments of at most `max_chars` characters.
+//!
+//! Fragments never cross a section (heading) boundary. Blocks are packed whole when they fit;
+//! a block too long for one fragment is cut between sentences (prose) or lines (code, tables).
+
+use std::ops::Range;
+
+use crate::sentence::sentences;
+use crate::text::Lang;
+
+/// A document as the markdown parser hands it to the core.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceDoc {
+    /// Path relative to the corpus root, with `/` separators.
+    pub path: String,
+    /// The page URL on the site, e.g. `/shop/returns/`.
+    pub url: String,
+    /// The page title.
+    pub title: String,
+    /// The language of the page.
+    pub lang: Lang,
+    /// Curated topic words from frontmatter.
+    pub themes: Vec<String>,
+    /// Sections in document order.
+    pub sections: Vec<SourceSection>,
+}
+
+/// The content under one heading.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceSection {
+    /// Headings from the outermost to this one; empty for text before the first heading.
+    pub heading_path: Vec<String>,
+    /// The slug the site renders for this heading (empty for the top of the page).
+    pub anchor: String,
+    /// Blocks in order.
+    pub blocks: Vec<Block>,
+}
+
+/// One block of text as it will be quoted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// What kind of block this is; it decides how the block is cut.
+    pub kind: BlockKind,
+    /// The block's plain text (no markup).
+    pub text: String,
+}
+
+impl Block {
+    /// A prose paragraph.
+    pub fn paragraph(text: impl Into<String>) -> Block {
+        Block {
+            kind: BlockKind::Paragraph,
+            text: text.into(),
+        }
+    }
+}
+
+/// The kinds of block the chunker distinguishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BlockKind {
+    /// Prose.
+    Paragraph,
+    /// One list item (prose).
+    ListItem,
+    /// A block quote paragraph (prose).
+    Quote,
+    /// A code block: cut on lines, one quotable unit per piece.
+    Code,
+    /// A table rendered as one line per row: each row is a quotable unit.
+    Table,
+}
+
+/// A fragment before indexing: its section, text and sentence ranges within the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FragmentDraft {
+    /// Index into [`SourceDoc::sections`].
+    pub section: usize,
+    /// The quotable text.
+    pub text: String,
+    /// Quotable units (sentences, code pieces, table rows) as byte ranges into `text`.
+    pub sentences: Vec<Range<usize>>,
+}
+
+/// Cuts `doc` into fragments of at most `max_chars` characters (at least 80).
+pub fn chunk(doc: &SourceDoc, max_chars: usize) -> Vec<FragmentDraft> {
+    let max_chars = max_chars.max(80);
+    let mut res = Vec::new();
+    for (section_idx, section) in doc.sections.iter().enumerate() {
+        let mut current: Option<FragmentDraft> = None;
+        let mut prev_kind = None;
+        for block in &section.blocks {
+            // Consecutive list items stay on adjacent lines; other blocks are paragraphs apart.
+            let list_run =
+                block.kind == BlockKind::ListItem && prev_kind == Some(BlockKind::ListItem);
+            prev_kind = Some(block.kind);
+            for piece in pieces(block, max_chars) {
+                let separator = if list_run { "\n" } else { "\n\n" };
+                if let Some(frag) = &current {
+                    let total = char_len(&frag.text) + separator.len() + char_len(&piece.text);
+                    if total > max_chars {
+                        res.extend(current.take());
+                    }
+                }
+                let frag = current.get_or_insert_with(|| FragmentDraft {
+                    section: section_idx,
+                    text: String::new(),
+                    sentences: Vec::new(),
+                });
+                if !frag.text.is_empty() {
+                    frag.text.push_str(separator);
+                }
+                let offset = frag.text.len();
+                frag.text.push_str(&piece.text);
+                frag.sentences.extend(
+                    piece
+                        .units
+                        .into_iter()
+                        .map(|r| r.start + offset..r.end + offset),
+                );
+            }
+        }
+        res.extend(current);
+    }
+    res
+}
+
+/// A piece of a block that fits in a fragment, with its quotable units.
+struct Piece {
+    text: String,
+    units: Vec<Range<usize>>,
+}
+
+fn pieces(block: &Block, max_chars: usize) -> Vec<Piece> {
+    let text = block.text.trim();
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let units: Vec<Range<usize>> = match block.kind {
+        BlockKind::Paragraph | BlockKind::ListItem | BlockKind::Quote => sentences(text)
+            .into_iter()
+            .flat_map(|r| split_long(text, r, max_chars))
+            .collect(),
+        BlockKind::Table => line_ranges(text)
+            .flat_map(|r| split_long(text, r, max_chars))
+            .collect(),
+        // Code is quoted in whole pieces: pack its lines, each piece one unit.
+        BlockKind::Code => {
+            let lines: Vec<Range<usize>> = line_ranges(text)
+                .flat_map(|r| split_long(text, r, max_chars))
+                .collect();
+            pack(text, &lines, max_chars)
+        }
+    };
+    let keep_units = block.kind != BlockKind::Code;
+    pack(text, &units, max_chars)
+        .into_iter()
+        .map(|span| {
+            let piece_units = if keep_units {
+                units
+                    .iter()
+                    .filter(|u| u.start >= span.start && u.end <= span.end)
+                    .map(|u| u.start - span.start..u.end - span.start)
+                    .collect()
+            } else {
+                vec![0..span.end - span.start]
+            };
+            Piece {
+                text: text.get(span).unwrap_or_default().to_owned(),
+                units: piece_units,
+            }
+        })
+        .collect()
+}
+
+/// Greedily joins consecutive unit ranges into spans of at most `max_chars` characters.
+fn pack(text: &str, units: &[Range<usize>], max_chars: usize) -> Vec<Range<usize>> {
+    let mut res: Vec<Range<usize>> = Vec::new();
+    for unit in units {
+        match res.last_mut() {
+            Some(span) if char_len(text.get(span.start..unit.end).unwrap_or("")) <= max_chars => {
+                span.end = unit.end;
+            }
+            _ => res.push(unit.clone()),
+        }
+    }
+    res
+}
+
+/// Non-empty, trimmed line ranges of `text`.
+fn line_ranges(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut offset = 0;
+    text.split('\n').filter_map(move |line| {
+        let start = offset;
+        offset += line.len() + 1;
+        let trimmed = line.trim_end();
+        (!trimmed.trim_start().is_empty()).then(|| start..start + trimmed.len())
+    })
+}
+
+/// Cuts a range longer than `max_chars` characters at whitespace (or anywhere, if it has none).
+fn split_long(text: &str, range: Range<usize>, max_chars: usize) -> Vec<Range<usize>> {
+    let mut res = Vec::new();
+    let mut start = range.start;
+    while start < range.end {
+        let rest = text.get(start..range.end).unwrap_or("");
+        if char_len(rest) <= max_chars {
+            res.push(start..range.end);
+            break;
+        }
+        let hard_end = rest
+            .char_indices()
+            .nth(max_chars)
+            .map_or(rest.len(), |(i, _)| i);
+        let cut = rest[..hard_end]
+            .rfind(char::is_whitespace)
+            .filter(|&i| i > 0)
+            .unwrap_or(hard_end);
+        res.push(start..start + cut);
+        start += cut;
+        let skipped = text.get(start..range.end).unwrap_or("");
+        start += skipped.len() - skipped.trim_start().len();
+    }
+    res
+}
+
+fn char_len(s: &str) -> usize {
+    s.chars().count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn doc(blocks: Vec<Block>) -> SourceDoc {
+        SourceDoc {
+            path: "a.md".into(),
+            url: "/a/".into(),
+            title: "A".into(),
+            lang: Lang::English,
+            themes: vec![],
+            sections: vec![SourceSection {
+                heading_path: vec!["S".into()],
+                anchor: "s".into(),
+                blocks,
+            }],
+        }
+    }
+
+    #[test]
+    fn small_blocks_pack_into_one_fragment() {
+        let d = doc(vec![
+            Block::paragraph("One. Two."),
+            Block {
+                kind: BlockKind::ListItem,
+                text: "Item one".into(),
+            },
+            Block {
+                kind: BlockKind::ListItem,
+                text: "Item two".into(),
+            },
+        ]);
+        let frags = chunk(&d, 800);
+        assert_eq!(frags.len(), 1);
+        assert_eq!(frags[0].text, "One. Two.\n\nItem one\nItem two");
+        let units: Vec<&str> = frags[0]
+            .sentences
+            .iter()
+            .map(|r| &frags[0].text[r.clone()])
+            .collect();
+        assert_eq!(units, ["One.", "Two.", "Item one", "Item two"]);
+    }
+
+    #[test]
+    fn long_paragraphs_are_cut_between_sentences() {
+        let sentence = "This sentence has exactly fifty characters in it. ";
+        let d = doc(vec![Block::paragraph(sentence.repeat(5))]);
+        let frags = chunk(&d, 120);
+        assert_eq!(frags.len(), 3);
+        assert!(frags.iter().all(|f| f.text.chars().count() <= 120));
+    }
+
+    #[test]
+    fn code_is_cut_on_lines_and_quoted_whole() {
+        let code = (0..30)
+            .map(|i| format!("larkctl fleet show --bike {i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let d = doc(vec![Block {
+            kind: BlockKind::Code,
+            text: code,
+        }]);
+        let frags = chunk(&d, 200);
+        assert!(frags.len() > 1);
+        for f in &frags {
+            assert_eq!(f.sentences, vec![0..f.text.len()]);
+            assert!(f.text.lines().all(|l| l.starts_with("larkctl")));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn fragments_respect_the_size_and_units_are_exact_slices(
+            paras in proptest::collection::vec("\\PC{0,300}", 0..6),
+            max in 80usize..400,
+        ) {
+            let d = doc(paras.into_iter().map(Block::paragraph).collect());
+            for f in chunk(&d, max) {
+                prop_assert!(f.text.chars().count() <= max);
+                for r in &f.sentences {
+                    prop_assert!(f.text.get(r.clone()).is_some());
+                }
+            }
+        }
+    }
+}

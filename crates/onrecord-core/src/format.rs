@@ -1,0 +1,314 @@
+//! The index file format: one set of types for the writer (`build-index`) and the reader (wasm).
+//!
+//! Layout: a 56-byte header, then a postcard payload.
+//!
+//! | bytes  | field                                                        |
+//! |--------|--------------------------------------------------------------|
+//! | 0..8   | magic `ONRINDEX`                                             |
+//! | 8..12  | format version, u32 little-endian                           |
+//! | 12..44 | corpus hash (SHA-256 of the inputs, computed by the writer)  |
+//! | 44..52 | payload length, u64 little-endian                           |
+//! | 52..56 | CRC-32 of bytes 0..52 followed by the payload                |
+//!
+//! Postcard writes no field names, so these struct definitions *are* the format:
+//! any change to them must bump [`FORMAT_VERSION`] and add a golden file in `tests/data/`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::bm25::Bm25Params;
+use crate::text::Lang;
+
+/// The first eight bytes of every index file.
+pub const MAGIC: [u8; 8] = *b"ONRINDEX";
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Length of the fixed header before the payload.
+pub const HEADER_LEN: usize = 56;
+
+/// A searchable index: documents, fragments with their quotable text, and BM25 postings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Index {
+    /// Hash of the corpus and settings this index was built from (stored in the header).
+    #[serde(skip)]
+    pub corpus_hash: [u8; 32],
+    /// Language assumed for pages that do not name one.
+    pub default_lang: Lang,
+    /// BM25 parameters used at query time.
+    pub bm25: Bm25Params,
+    /// Documents, in path order.
+    pub docs: Vec<Doc>,
+    /// Fragments, grouped by document, in document order.
+    pub fragments: Vec<Fragment>,
+    /// Postings sorted by term, each term once.
+    pub terms: Vec<TermPostings>,
+    /// Mean number of indexed terms per fragment.
+    pub avg_fragment_terms: f32,
+}
+
+/// One public page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Doc {
+    /// Path relative to the corpus root.
+    pub path: String,
+    /// Page URL on the site.
+    pub url: String,
+    /// Page title.
+    pub title: String,
+    /// Page language.
+    pub lang: Lang,
+    /// Number of fragments the page was cut into.
+    pub n_fragments: u32,
+}
+
+/// One quotable fragment of a page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fragment {
+    /// Index into [`Index::docs`].
+    pub doc: u32,
+    /// Headings from the outermost to the fragment's own.
+    pub heading_path: Vec<String>,
+    /// The heading's anchor slug (empty for the top of the page).
+    pub anchor: String,
+    /// Zero-based position among the page's fragments.
+    pub position: u32,
+    /// The quotable text.
+    pub text: String,
+    /// Quotable units as `(start, end)` byte offsets into `text`.
+    pub sentences: Vec<(u32, u32)>,
+    /// Number of indexed terms (the BM25 document length).
+    pub n_terms: u32,
+}
+
+/// The postings of one stemmed term.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TermPostings {
+    /// The stemmed term.
+    pub term: String,
+    /// `(fragment, term frequency)`, sorted by fragment, each fragment once.
+    pub postings: Vec<(u32, u32)>,
+}
+
+/// Why index bytes could not be read.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// Fewer bytes than the header needs.
+    TooShort {
+        /// Bytes given.
+        len: usize,
+    },
+    /// The bytes do not start with [`MAGIC`]: this is not an onrecord index.
+    BadMagic,
+    /// The file was written by another format version.
+    UnsupportedVersion {
+        /// Version in the file.
+        found: u32,
+        /// Version this build reads.
+        supported: u32,
+    },
+    /// The payload is shorter than the header says: the file was cut off.
+    Truncated {
+        /// Payload bytes the header announces.
+        expected: u64,
+        /// Payload bytes present.
+        found: u64,
+    },
+    /// Bytes follow the payload.
+    TrailingBytes {
+        /// How many.
+        extra: u64,
+    },
+    /// The checksum does not match: the file is corrupt.
+    ChecksumMismatch {
+        /// Checksum in the header.
+        expected: u32,
+        /// Checksum of the bytes.
+        found: u32,
+    },
+    /// The payload is not a valid postcard encoding of [`Index`].
+    Malformed(String),
+    /// The payload decoded but is inconsistent (e.g. a posting names a missing fragment).
+    Invalid(&'static str),
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::TooShort { len } => {
+                write!(
+                    f,
+                    "index is {len} bytes, shorter than its {HEADER_LEN}-byte header"
+                )
+            }
+            DecodeError::BadMagic => write!(f, "not an onrecord index (bad magic bytes)"),
+            DecodeError::UnsupportedVersion { found, supported } => write!(
+                f,
+                "index format version {found} is not supported (this build reads version {supported}); rebuild the index"
+            ),
+            DecodeError::Truncated { expected, found } => {
+                write!(
+                    f,
+                    "index is truncated: payload has {found} of {expected} bytes"
+                )
+            }
+            DecodeError::TrailingBytes { extra } => {
+                write!(f, "index has {extra} unexpected bytes after its payload")
+            }
+            DecodeError::ChecksumMismatch { expected, found } => write!(
+                f,
+                "index is corrupt: checksum {found:08x} does not match {expected:08x}"
+            ),
+            DecodeError::Malformed(msg) => write!(f, "index payload is malformed: {msg}"),
+            DecodeError::Invalid(what) => write!(f, "index is inconsistent: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Why an index could not be written.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// Postcard could not serialise the payload.
+    Serialize(String),
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EncodeError::Serialize(msg) => write!(f, "cannot serialise index: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+impl Index {
+    /// Writes the header and payload. The same index always gives the same bytes.
+    pub fn to_bytes(&self, corpus_hash: [u8; 32]) -> Result<Vec<u8>, EncodeError> {
+        let payload =
+            postcard::to_allocvec(self).map_err(|e| EncodeError::Serialize(e.to_string()))?;
+        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&corpus_hash);
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        let checksum = checksum(&out, &payload);
+        out.extend_from_slice(&checksum.to_le_bytes());
+        out.extend_from_slice(&payload);
+        Ok(out)
+    }
+
+    /// Reads an index, checking header, length and checksum before decoding and the payload's
+    /// consistency after. Never panics, whatever the bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Index, DecodeError> {
+        let header = bytes
+            .get(..HEADER_LEN)
+            .ok_or(DecodeError::TooShort { len: bytes.len() })?;
+        if header[0..8] != MAGIC {
+            return Err(DecodeError::BadMagic);
+        }
+        let found = u32::from_le_bytes(array(&header[8..12]));
+        if found != FORMAT_VERSION {
+            return Err(DecodeError::UnsupportedVersion {
+                found,
+                supported: FORMAT_VERSION,
+            });
+        }
+        let corpus_hash: [u8; 32] = array(&header[12..44]);
+        let expected_len = u64::from_le_bytes(array(&header[44..52]));
+        let payload = &bytes[HEADER_LEN..];
+        let found_len = payload.len() as u64;
+        if found_len < expected_len {
+            return Err(DecodeError::Truncated {
+                expected: expected_len,
+                found: found_len,
+            });
+        }
+        if found_len > expected_len {
+            return Err(DecodeError::TrailingBytes {
+                extra: found_len - expected_len,
+            });
+        }
+        let expected_sum = u32::from_le_bytes(array(&header[52..56]));
+        let found_sum = checksum(&header[..52], payload);
+        if expected_sum != found_sum {
+            return Err(DecodeError::ChecksumMismatch {
+                expected: expected_sum,
+                found: found_sum,
+            });
+        }
+        let (mut index, rest): (Index, &[u8]) = postcard::take_from_bytes(payload)
+            .map_err(|e| DecodeError::Malformed(e.to_string()))?;
+        if !rest.is_empty() {
+            return Err(DecodeError::Malformed(format!(
+                "{} bytes left after the payload",
+                rest.len()
+            )));
+        }
+        index.corpus_hash = corpus_hash;
+        index.validate()?;
+        Ok(index)
+    }
+
+    /// Checks every cross-reference the reader relies on, so queries can index without panics.
+    fn validate(&self) -> Result<(), DecodeError> {
+        let n_docs = self.docs.len();
+        let n_frags = self.fragments.len();
+        if u32::try_from(n_frags).is_err() {
+            return Err(DecodeError::Invalid("too many fragments"));
+        }
+        if !(self.avg_fragment_terms.is_finite() && self.avg_fragment_terms >= 0.0) {
+            return Err(DecodeError::Invalid(
+                "average fragment length is not a finite number",
+            ));
+        }
+        if !(self.bm25.k1.is_finite() && self.bm25.b.is_finite()) {
+            return Err(DecodeError::Invalid("BM25 parameters are not finite"));
+        }
+        for frag in &self.fragments {
+            if frag.doc as usize >= n_docs {
+                return Err(DecodeError::Invalid("a fragment names a missing document"));
+            }
+            for &(start, end) in &frag.sentences {
+                if start > end || frag.text.get(start as usize..end as usize).is_none() {
+                    return Err(DecodeError::Invalid(
+                        "a sentence range is outside its fragment",
+                    ));
+                }
+            }
+        }
+        for pair in self.terms.windows(2) {
+            if pair[0].term >= pair[1].term {
+                return Err(DecodeError::Invalid("terms are not sorted and unique"));
+            }
+        }
+        for term in &self.terms {
+            if term
+                .postings
+                .iter()
+                .any(|&(frag, _)| frag as usize >= n_frags)
+            {
+                return Err(DecodeError::Invalid("a posting names a missing fragment"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn checksum(header: &[u8], payload: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(header);
+    hasher.update(payload);
+    hasher.finalize()
+}
+
+/// Copies a slice of known length into an array; the callers slice exactly `N` bytes.
+fn array<const N: usize>(bytes: &[u8]) -> [u8; N] {
+    let mut out = [0; N];
+    out.copy_from_slice(bytes);
+    out
+}

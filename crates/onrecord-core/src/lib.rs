@@ -1,0 +1,54 @@
+//! onrecord-core: everything that decides, and nothing that does IO.
+//!
+//! The pipeline is: a parsed document ([`SourceDoc`]) is cut into fragments ([`chunk`]),
+//! the fragments are indexed ([`IndexBuilder`]) into an [`Index`], which is written and read
+//! through one set of format types ([`Index::to_bytes`], [`Index::from_bytes`]).
+//! A question goes to [`ask`], which retrieves with BM25 and either quotes a sentence
+//! byte-exactly from a stored fragment, with its citation, or declines and says why.
+//!
+//! ```
+//! use onrecord_core::{ask, chunk, AnswerConfig, Block, IndexBuilder, Index, Lang, Mode,
+//!     SourceDoc, SourceSection};
+//!
+//! let doc = SourceDoc {
+//!     path: "shop/returns.md".into(),
+//!     url: "/shop/returns/".into(),
+//!     title: "Returns".into(),
+//!     lang: Lang::English,
+//!     themes: vec![],
+//!     sections: vec![SourceSection {
+//!         heading_path: vec!["Refunds".into()],
+//!         anchor: "refunds".into(),
+//!         blocks: vec![Block::paragraph("Refunds arrive within 14 days. We pay return postage.")],
+//!     }],
+//! };
+//! let mut builder = IndexBuilder::new(Lang::English);
+//! builder.add(&doc, &chunk(&doc, 800));
+//! let bytes = builder.finish().to_bytes([0; 32]).unwrap();
+//! let index = Index::from_bytes(&bytes).unwrap();
+//!
+//! let answer = ask(&index, "When does my refund arrive?", &AnswerConfig::DEFAULT);
+//! assert_eq!(answer.mode, Mode::Answer);
+//! assert_eq!(answer.quotes[0].text, "Refunds arrive within 14 days.");
+//! assert_eq!(answer.quotes[0].citation.url, "/shop/returns/#refunds");
+//!
+//! let answer = ask(&index, "What is the capital of France?", &AnswerConfig::DEFAULT);
+//! assert_eq!(answer.mode, Mode::NotFound);
+//! ```
+#![warn(missing_docs)]
+
+mod answer;
+mod bm25;
+mod chunk;
+mod format;
+mod sentence;
+mod text;
+
+pub use crate::answer::{Answer, AnswerConfig, Citation, Decline, Mode, Quote, ask};
+pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};
+pub use crate::chunk::{Block, BlockKind, FragmentDraft, SourceDoc, SourceSection, chunk};
+pub use crate::format::{
+    DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, MAGIC, TermPostings,
+};
+pub use crate::sentence::sentences;
+pub use crate::text::{Lang, Stemmer, is_stopword, tokens};

@@ -1,0 +1,187 @@
+//! Text analysis: languages, tokens, stemming and stopwords.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+/// A document language: it picks the stemmer and the stopword list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum Lang {
+    /// English (Snowball English stemmer).
+    English,
+    /// German (Snowball German stemmer).
+    German,
+    /// French.
+    French,
+    /// Spanish.
+    Spanish,
+    /// Dutch.
+    Dutch,
+    /// Italian.
+    Italian,
+    /// Portuguese.
+    Portuguese,
+}
+
+impl Lang {
+    /// Every supported language, in a stable order.
+    pub const ALL: [Lang; 7] = [
+        Lang::English,
+        Lang::German,
+        Lang::French,
+        Lang::Spanish,
+        Lang::Dutch,
+        Lang::Italian,
+        Lang::Portuguese,
+    ];
+
+    /// Parses a BCP 47 tag such as `en`, `de-AT` or `pt_BR` by its primary language.
+    pub fn from_tag(tag: &str) -> Option<Lang> {
+        let primary = tag.split(['-', '_']).next().unwrap_or("");
+        Some(match primary.to_ascii_lowercase().as_str() {
+            "en" => Lang::English,
+            "de" => Lang::German,
+            "fr" => Lang::French,
+            "es" => Lang::Spanish,
+            "nl" => Lang::Dutch,
+            "it" => Lang::Italian,
+            "pt" => Lang::Portuguese,
+            _ => return None,
+        })
+    }
+
+    /// The two-letter tag of this language.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Lang::English => "en",
+            Lang::German => "de",
+            Lang::French => "fr",
+            Lang::Spanish => "es",
+            Lang::Dutch => "nl",
+            Lang::Italian => "it",
+            Lang::Portuguese => "pt",
+        }
+    }
+}
+
+/// A Snowball stemmer for one language.
+pub struct Stemmer(rust_stemmers::Stemmer);
+
+impl Stemmer {
+    /// Creates the stemmer for `lang`.
+    pub fn new(lang: Lang) -> Stemmer {
+        use rust_stemmers::Algorithm as A;
+        let algorithm = match lang {
+            Lang::English => A::English,
+            Lang::German => A::German,
+            Lang::French => A::French,
+            Lang::Spanish => A::Spanish,
+            Lang::Dutch => A::Dutch,
+            Lang::Italian => A::Italian,
+            Lang::Portuguese => A::Portuguese,
+        };
+        Stemmer(rust_stemmers::Stemmer::create(algorithm))
+    }
+
+    /// Stems one lowercased word.
+    pub fn stem<'a>(&self, word: &'a str) -> Cow<'a, str> {
+        self.0.stem(word)
+    }
+}
+
+/// Tokens longer than this are noise (hashes, base64) and are skipped.
+const MAX_TOKEN_BYTES: usize = 48;
+
+/// Splits text into lowercased word tokens with their byte ranges in `text`.
+///
+/// A token is a run of alphanumeric characters; everything else separates.
+pub fn tokens(text: &str) -> impl Iterator<Item = (std::ops::Range<usize>, String)> + '_ {
+    let mut chars = text.char_indices().peekable();
+    std::iter::from_fn(move || {
+        loop {
+            let (start, _) = chars.by_ref().find(|(_, c)| c.is_alphanumeric())?;
+            let mut end = text.len();
+            while let Some(&(i, c)) = chars.peek() {
+                if !c.is_alphanumeric() {
+                    end = i;
+                    break;
+                }
+                chars.next();
+            }
+            let word = text.get(start..end).unwrap_or("");
+            if word.len() <= MAX_TOKEN_BYTES {
+                return Some((start..end, word.to_lowercase()));
+            }
+        }
+    })
+}
+
+/// Whether `word` (lowercased) is a stopword in `lang`.
+pub fn is_stopword(word: &str, lang: Lang) -> bool {
+    let list: &[&str] = match lang {
+        Lang::English => ENGLISH_STOPWORDS,
+        Lang::German => GERMAN_STOPWORDS,
+        _ => &[],
+    };
+    list.binary_search(&word).is_ok()
+}
+
+// Sorted, so `binary_search` works; a unit test keeps them sorted.
+const ENGLISH_STOPWORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "been", "before", "but", "by", "can", "could", "did", "do", "does", "doing", "for", "from",
+    "get", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my",
+    "of", "on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then",
+    "there", "these", "they", "this", "to", "us", "was", "we", "were", "what", "when", "where",
+    "which", "who", "whom", "why", "will", "with", "would", "you", "your",
+];
+
+const GERMAN_STOPWORDS: &[&str] = &[
+    "aber", "als", "am", "an", "auch", "auf", "aus", "bei", "bin", "bis", "bitte", "da", "das",
+    "dass", "dem", "den", "der", "des", "die", "du", "ein", "eine", "einem", "einen", "einer",
+    "es", "für", "hat", "ich", "ihr", "im", "in", "ist", "kann", "mit", "nach", "nicht", "oder",
+    "sie", "sind", "und", "von", "was", "wenn", "wie", "wir", "wo", "zu", "zum", "zur",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        tokens(text).map(|(_, w)| w).collect()
+    }
+
+    #[test]
+    fn tokens_are_lowercased_alphanumeric_runs_with_exact_ranges() {
+        let text = "Größe: 2×Bikes, don't—e-mail!";
+        assert_eq!(
+            words(text),
+            ["größe", "2", "bikes", "don", "t", "e", "mail"]
+        );
+        for (range, word) in tokens(text) {
+            assert_eq!(text[range].to_lowercase(), word);
+        }
+    }
+
+    #[test]
+    fn overlong_tokens_are_skipped() {
+        let long = "x".repeat(MAX_TOKEN_BYTES + 1);
+        assert_eq!(words(&format!("a {long} b")), ["a", "b"]);
+    }
+
+    #[test]
+    fn stopword_lists_are_sorted() {
+        for list in [ENGLISH_STOPWORDS, GERMAN_STOPWORDS] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+        }
+    }
+
+    #[test]
+    fn stemming_follows_the_language() {
+        assert_eq!(Stemmer::new(Lang::English).stem("refunds"), "refund");
+        assert_eq!(Stemmer::new(Lang::German).stem("rückgaben"), "ruckgab");
+        assert_eq!(Lang::from_tag("de-AT"), Some(Lang::German));
+        assert_eq!(Lang::from_tag("xx"), None);
+    }
+}
