@@ -1,1 +1,351 @@
-//! placeholder
+//! build-index: reads a markdown corpus from disk and builds an onrecord index through the core.
+//!
+//! Everything that touches the filesystem lives here; every decision about text lives in
+//! `onrecord-core`. The eval harness calls [`build`] so that it indexes exactly as this CLI does.
+
+mod frontmatter;
+mod markdown;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use onrecord_core::{Index, IndexBuilder, Lang, SourceDoc, chunk};
+use sha2::{Digest, Sha256};
+
+pub use crate::markdown::slug;
+
+/// Build settings.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Folder (relative to the corpus root) whose notes are private: never indexed.
+    pub private_dir: String,
+    /// Language of pages without a `lang` frontmatter field.
+    pub default_lang: Lang,
+    /// Fragment size in characters.
+    pub fragment_chars: usize,
+}
+
+impl Options {
+    /// The settings the demo and the README use.
+    pub fn standard() -> Options {
+        Options {
+            private_dir: "private".into(),
+            default_lang: Lang::English,
+            fragment_chars: 800,
+        }
+    }
+}
+
+/// A finished build: the index, its bytes and what happened.
+pub struct Build {
+    pub index: Index,
+    pub bytes: Vec<u8>,
+    pub report: Report,
+}
+
+/// What a build did, for people.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub pages_indexed: usize,
+    pub drafts_skipped: Vec<String>,
+    pub superseded: Vec<(String, String)>,
+    pub private_notes: usize,
+    pub other_files: usize,
+    pub fragments: usize,
+    pub terms: usize,
+    pub input_bytes: u64,
+    pub index_bytes: usize,
+    /// Serialized size of each part of the payload.
+    pub bytes_by_part: Vec<(&'static str, usize)>,
+}
+
+/// One markdown page read from disk.
+struct Page {
+    path: String,
+    doc: SourceDoc,
+    draft: bool,
+    superseded_by: Option<String>,
+}
+
+/// Builds the index for the corpus at `root`. Fails, naming the file and line, on bad input.
+pub fn build(root: &Path, options: &Options) -> Result<Build> {
+    let mut report = Report::default();
+    let mut files = Vec::new();
+    walk(root, root, &mut files)
+        .with_context(|| format!("cannot list the corpus at {}", root.display()))?;
+    files.sort();
+
+    let private_prefix = format!("{}/", options.private_dir.trim_matches('/'));
+    let mut hasher = Sha256::new();
+    hasher.update(b"onrecord-corpus-v1\0");
+    hasher.update(format!(
+        "{}\0{}\0",
+        options.default_lang.tag(),
+        options.fragment_chars
+    ));
+    let mut pages = Vec::new();
+    for rel in &files {
+        if !is_markdown(rel) {
+            report.other_files += 1;
+            continue;
+        }
+        // Private notes are not even read here: nothing of them can reach the public index.
+        if rel.starts_with(&private_prefix) {
+            report.private_notes += 1;
+            continue;
+        }
+        let bytes = fs::read(root.join(rel)).with_context(|| format!("{rel}: cannot read file"))?;
+        report.input_bytes += bytes.len() as u64;
+        hasher.update(rel.as_bytes());
+        hasher.update([0]);
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+        pages.push(read_page(rel, &bytes, options)?);
+    }
+
+    let by_path: BTreeMap<&str, &Page> = pages.iter().map(|p| (p.path.as_str(), p)).collect();
+    for page in &pages {
+        if let Some(target) = &page.superseded_by {
+            match by_path.get(target.as_str()) {
+                None => bail!(
+                    "{}: superseded_by names '{target}', which is not a public page of the corpus",
+                    page.path
+                ),
+                Some(t) if t.draft => bail!(
+                    "{}: superseded_by names '{target}', which is a draft",
+                    page.path
+                ),
+                Some(_) if target == &page.path => {
+                    bail!("{}: superseded_by names the page itself", page.path)
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    let mut builder = IndexBuilder::new(options.default_lang);
+    for page in &pages {
+        if page.draft {
+            report.drafts_skipped.push(page.path.clone());
+            continue;
+        }
+        // A superseded page stays out of answers: its successor is what gets cited.
+        if let Some(target) = &page.superseded_by {
+            report.superseded.push((page.path.clone(), target.clone()));
+            continue;
+        }
+        let drafts = chunk(&page.doc, options.fragment_chars);
+        builder.add(&page.doc, &drafts);
+        report.pages_indexed += 1;
+    }
+    let index = builder.finish();
+    let corpus_hash: [u8; 32] = hasher.finalize().into();
+    let bytes = index
+        .to_bytes(corpus_hash)
+        .context("cannot encode the index")?;
+    report.fragments = index.fragments.len();
+    report.terms = index.terms.len();
+    report.index_bytes = bytes.len();
+    report.bytes_by_part = vec![
+        ("documents", postcard_len(&index.docs)),
+        (
+            "fragments (text, headings, sentences)",
+            postcard_len(&index.fragments),
+        ),
+        ("postings", postcard_len(&index.terms)),
+    ];
+    Ok(Build {
+        index: Index {
+            corpus_hash,
+            ..index
+        },
+        bytes,
+        report,
+    })
+}
+
+/// Writes `bytes` to `out_dir/index.onr` through a temporary file, so a failed or interrupted
+/// write never leaves a half-finished index under the final name.
+pub fn write_index(out_dir: &Path, bytes: &[u8]) -> Result<PathBuf> {
+    fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+    let final_path = out_dir.join("index.onr");
+    let tmp_path = out_dir.join(format!(".index.onr.{}.tmp", std::process::id()));
+    let written = fs::write(&tmp_path, bytes)
+        .and_then(|()| fs::File::open(&tmp_path)?.sync_all())
+        .and_then(|()| fs::rename(&tmp_path, &final_path));
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp_path);
+        return Err(e).with_context(|| format!("cannot write {}", final_path.display()));
+    }
+    Ok(final_path)
+}
+
+fn read_page(rel: &str, bytes: &[u8], options: &Options) -> Result<Page> {
+    let source = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        anyhow::anyhow!("{rel}:{line}: invalid UTF-8 (byte {})", e.valid_up_to())
+    })?;
+    let (fm, body, _) = frontmatter::split(rel, source)?;
+    let lang = match &fm.lang {
+        None => options.default_lang,
+        Some(tag) => Lang::from_tag(tag).with_context(|| {
+            let supported: Vec<&str> = Lang::ALL.iter().map(|l| l.tag()).collect();
+            format!(
+                "{rel}: unsupported lang '{tag}' (supported: {})",
+                supported.join(", ")
+            )
+        })?,
+    };
+    let parsed = markdown::parse(&body);
+    let title = fm.title.clone().or(parsed.h1).unwrap_or_else(|| {
+        rel.rsplit('/')
+            .next()
+            .unwrap_or(rel)
+            .trim_end_matches(".md")
+            .to_owned()
+    });
+    let url = fm.url.clone().unwrap_or_else(|| url_for(rel));
+    let superseded_by = fm.superseded_by.as_deref().map(|t| {
+        t.trim_start_matches("./")
+            .trim_start_matches('/')
+            .to_owned()
+    });
+    Ok(Page {
+        path: rel.to_owned(),
+        doc: SourceDoc {
+            path: rel.to_owned(),
+            url,
+            title,
+            lang,
+            themes: fm.themes.to_vec(),
+            sections: parsed.sections,
+        },
+        draft: fm.draft,
+        superseded_by,
+    })
+}
+
+/// The URL a static site generator gives a page: `a/b.md` is `/a/b/`, `a/index.md` is `/a/`.
+pub fn url_for(rel: &str) -> String {
+    let stem = rel
+        .strip_suffix(".md")
+        .or_else(|| rel.strip_suffix(".mdx"))
+        .or_else(|| rel.strip_suffix(".markdown"))
+        .unwrap_or(rel);
+    let stem = stem
+        .strip_suffix("index")
+        .unwrap_or(stem)
+        .trim_end_matches('/');
+    if stem.is_empty() {
+        "/".to_owned()
+    } else {
+        format!("/{stem}/")
+    }
+}
+
+fn is_markdown(rel: &str) -> bool {
+    [".md", ".mdx", ".markdown"]
+        .iter()
+        .any(|ext| rel.ends_with(ext))
+}
+
+/// Collects file paths under `dir` relative to `root`, with `/` separators, skipping hidden
+/// entries and symlinked folders.
+fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
+    for entry in
+        fs::read_dir(dir).with_context(|| format!("cannot read folder {}", dir.display()))?
+    {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            bail!("{}: file name is not valid UTF-8", entry.path().display());
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let file_type = entry.file_type()?;
+        let path = entry.path();
+        if file_type.is_dir() {
+            walk(root, &path, out)?;
+        } else if file_type.is_file() || (file_type.is_symlink() && path.is_file()) {
+            let rel = path.strip_prefix(root).unwrap_or(&path);
+            let rel: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            out.push(rel.join("/"));
+        }
+    }
+    Ok(())
+}
+
+fn postcard_len<T: serde::Serialize>(value: &T) -> usize {
+    postcard::to_allocvec(value).map_or(0, |v| v.len())
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "pages indexed     {}", self.pages_indexed)?;
+        writeln!(
+            f,
+            "drafts skipped    {}{}",
+            self.drafts_skipped.len(),
+            list(&self.drafts_skipped)
+        )?;
+        let superseded: Vec<String> = self
+            .superseded
+            .iter()
+            .map(|(a, b)| format!("{a} -> {b}"))
+            .collect();
+        writeln!(
+            f,
+            "superseded        {}{}",
+            superseded.len(),
+            list(&superseded)
+        )?;
+        writeln!(f, "private notes     {} (not indexed)", self.private_notes)?;
+        if self.other_files > 0 {
+            writeln!(
+                f,
+                "other files       {} (not markdown, ignored)",
+                self.other_files
+            )?;
+        }
+        writeln!(f, "fragments         {}", self.fragments)?;
+        writeln!(f, "terms             {}", self.terms)?;
+        writeln!(f, "input             {} bytes", self.input_bytes)?;
+        writeln!(f, "index             {} bytes", self.index_bytes)?;
+        for (part, bytes) in &self.bytes_by_part {
+            writeln!(f, "  {part:<38} {bytes:>9} bytes")?;
+        }
+        Ok(())
+    }
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", items.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_follow_the_file_layout() {
+        assert_eq!(url_for("index.md"), "/");
+        assert_eq!(url_for("shop/index.md"), "/shop/");
+        assert_eq!(url_for("shop/returns.md"), "/shop/returns/");
+        assert_eq!(url_for("guide/x.mdx"), "/guide/x/");
+    }
+}

@@ -1,1 +1,82 @@
-fn main() {}
+//! The `build-index` command: `build-index <corpus dir> --out <dir>`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use build_index::{Options, build, write_index};
+use onrecord_core::Lang;
+
+const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--lang TAG] [--fragment-chars N]
+
+Reads the markdown pages under <corpus dir> and writes <dir>/index.onr.
+  --private-dir NAME    folder of private notes, never indexed (default: private)
+  --lang TAG            language of pages without a `lang` field (default: en)
+  --fragment-chars N    fragment size in characters (default: 800)";
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<()> {
+    let mut args = std::env::args().skip(1);
+    let mut corpus: Option<PathBuf> = None;
+    let mut out: Option<PathBuf> = None;
+    let mut options = Options::standard();
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| {
+            args.next()
+                .with_context(|| format!("{name} needs a value\n\n{USAGE}"))
+        };
+        match arg.as_str() {
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            "--out" => out = Some(value("--out")?.into()),
+            "--private-dir" => options.private_dir = value("--private-dir")?,
+            "--lang" => {
+                let tag = value("--lang")?;
+                options.default_lang =
+                    Lang::from_tag(&tag).with_context(|| format!("unsupported --lang '{tag}'"))?;
+            }
+            "--fragment-chars" => {
+                let n = value("--fragment-chars")?;
+                options.fragment_chars = n
+                    .parse()
+                    .with_context(|| format!("--fragment-chars '{n}' is not a number"))?;
+            }
+            flag if flag.starts_with('-') => bail!("unknown option '{flag}'\n\n{USAGE}"),
+            path if corpus.is_none() => corpus = Some(path.into()),
+            extra => bail!("unexpected argument '{extra}'\n\n{USAGE}"),
+        }
+    }
+    let (Some(corpus), Some(out)) = (corpus, out) else {
+        bail!("a corpus folder and --out are required\n\n{USAGE}");
+    };
+    if !corpus.is_dir() {
+        bail!(
+            "corpus folder {} does not exist or is not a folder",
+            corpus.display()
+        );
+    }
+    let started = Instant::now();
+    let built = build(&corpus, &options)?;
+    let path = write_index(&out, &built.bytes)?;
+    let secs = started.elapsed().as_secs_f64();
+    print!("{}", built.report);
+    println!(
+        "wrote {} in {:.0} ms ({:.1} MB/s of markdown)",
+        path.display(),
+        secs * 1000.0,
+        built.report.input_bytes as f64 / 1e6 / secs.max(1e-9)
+    );
+    Ok(())
+}

@@ -22,6 +22,11 @@ impl Bm25Params {
     pub const DEFAULT: Bm25Params = Bm25Params { k1: 1.2, b: 0.75 };
 }
 
+/// How many times a title word counts towards term frequency.
+const TITLE_WEIGHT: u32 = 2;
+/// How many times a heading word counts towards term frequency.
+const HEADING_WEIGHT: u32 = 2;
+
 /// At most this many distinct content words of a question are used.
 const MAX_QUERY_TERMS: usize = 64;
 
@@ -62,15 +67,22 @@ impl IndexBuilder {
                 .map(|s| s.anchor.clone())
                 .unwrap_or_default();
             // What is indexed is "title. heading path. text"; what is quoted is only the text.
-            let indexed = format!("{}. {}. {}", doc.title, heading_path.join(". "), draft.text);
+            // Title and heading words count more: they say what the whole fragment is about.
             let mut tf: BTreeMap<String, u32> = BTreeMap::new();
             let mut n_terms = 0u32;
-            for (_, word) in tokens(&indexed) {
-                if is_stopword(&word, doc.lang) {
-                    continue;
+            let fields = [
+                (doc.title.as_str(), TITLE_WEIGHT),
+                (&heading_path.join(". "), HEADING_WEIGHT),
+                (draft.text.as_str(), 1),
+            ];
+            for (field, weight) in fields {
+                for (_, word) in tokens(field) {
+                    if is_stopword(&word, doc.lang) {
+                        continue;
+                    }
+                    *tf.entry(stemmer.stem(&word).into_owned()).or_default() += weight;
+                    n_terms += weight;
                 }
-                *tf.entry(stemmer.stem(&word).into_owned()).or_default() += 1;
-                n_terms += 1;
             }
             let frag_idx = self.fragments.len() as u32;
             for (term, count) in tf {

@@ -131,10 +131,10 @@ pub fn is_stopword(word: &str, lang: Lang) -> bool {
 const ENGLISH_STOPWORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
     "been", "before", "but", "by", "can", "could", "did", "do", "does", "doing", "for", "from",
-    "get", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my",
-    "of", "on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then",
-    "there", "these", "they", "this", "to", "us", "was", "we", "were", "what", "when", "where",
-    "which", "who", "whom", "why", "will", "with", "would", "you", "your",
+    "get", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "many", "me",
+    "much", "my", "of", "on", "or", "our", "should", "so", "than", "that", "the", "their", "them",
+    "then", "there", "these", "they", "this", "to", "us", "was", "we", "were", "what", "when",
+    "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your",
 ];
 
 const GERMAN_STOPWORDS: &[&str] = &[

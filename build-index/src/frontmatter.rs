@@ -1,0 +1,119 @@
+//! YAML frontmatter: split it from the body and parse the fields onrecord reads.
+
+use anyhow::{Result, bail};
+use serde::Deserialize;
+
+/// The frontmatter fields onrecord reads; any others are ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct FrontMatter {
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) themes: OneOrMany,
+    pub(crate) keywords: OneOrMany,
+    pub(crate) lang: Option<String>,
+    pub(crate) draft: bool,
+    pub(crate) superseded_by: Option<String>,
+    pub(crate) url: Option<String>,
+    pub(crate) about: Option<String>,
+    pub(crate) locator: Option<String>,
+}
+
+/// A list of words, written either as a YAML list or as one string.
+#[derive(Debug, Default, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum OneOrMany {
+    #[default]
+    None,
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    pub(crate) fn to_vec(&self) -> Vec<String> {
+        match self {
+            OneOrMany::None => Vec::new(),
+            OneOrMany::One(s) => vec![s.clone()],
+            OneOrMany::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// Splits `source` into parsed frontmatter and the body, with the body's first line number.
+///
+/// `path` only names the file in errors, which carry the 1-based line of the problem.
+pub(crate) fn split(path: &str, source: &str) -> Result<(FrontMatter, String, usize)> {
+    let mut lines = source.split_inclusive('\n');
+    let first = lines.next().unwrap_or("");
+    if first.trim_end() != "---" {
+        return Ok((FrontMatter::default(), source.to_owned(), 1));
+    }
+    let mut yaml = String::new();
+    let mut consumed = first.len();
+    for (i, line) in lines.enumerate() {
+        consumed += line.len();
+        if matches!(line.trim_end(), "---" | "...") {
+            let body_line = i + 3;
+            let fm = parse(path, &yaml)?;
+            return Ok((fm, source[consumed..].to_owned(), body_line));
+        }
+        yaml.push_str(line);
+    }
+    bail!("{path}:1: frontmatter opened with '---' is never closed by a '---' line")
+}
+
+fn parse(path: &str, yaml: &str) -> Result<FrontMatter> {
+    if yaml.trim().is_empty() {
+        return Ok(FrontMatter::default());
+    }
+    serde_yaml::from_str(yaml).map_err(|e| {
+        // YAML lines count from the line after the opening '---'; serde_yaml's own
+        // "at line N column M" suffix counts from the YAML start, so it is dropped.
+        let line = e.location().map_or(2, |l| l.line() + 1);
+        let mut msg = e.to_string();
+        if let Some(at) = msg.find(" at line ") {
+            msg.truncate(at);
+        }
+        anyhow::anyhow!("{path}:{line}: broken frontmatter: {msg}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_fields_and_returns_the_body_with_its_line() {
+        let (fm, body, line) = split(
+            "a.md",
+            "---\ntitle: T\nthemes: [x, y]\ndraft: true\nextra: 1\n---\n# H\n",
+        )
+        .unwrap();
+        assert_eq!(fm.title.as_deref(), Some("T"));
+        assert_eq!(fm.themes.to_vec(), ["x", "y"]);
+        assert!(fm.draft);
+        assert_eq!(body, "# H\n");
+        assert_eq!(line, 7);
+    }
+
+    #[test]
+    fn no_frontmatter_is_fine() {
+        let (fm, body, line) = split("a.md", "# H\ntext\n").unwrap();
+        assert!(fm.title.is_none());
+        assert_eq!((body.as_str(), line), ("# H\ntext\n", 1));
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let err = split("dir/a.md", "---\ntitle: T\nthemes: [x\ndraft: true\n---\n").unwrap_err();
+        assert!(err.to_string().starts_with("dir/a.md:"), "{err}");
+        assert!(err.to_string().contains("broken frontmatter"), "{err}");
+        let err = split("a.md", "---\ntitle: T\n\nbody\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "a.md:1: frontmatter opened with '---' is never closed by a '---' line"
+        );
+        let err = split("a.md", "---\ntitle: T\ndraft: maybe\n---\n").unwrap_err();
+        assert!(err.to_string().starts_with("a.md:3:"), "{err}");
+    }
+}

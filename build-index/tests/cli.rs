@@ -1,0 +1,117 @@
+//! The `build-index` command on bad input: clear errors naming file and line, nothing written.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A fresh scratch folder under the system temp dir.
+fn scratch() -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "onrecord-cli-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(root: &Path, rel: &str, bytes: &[u8]) {
+    let path = root.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, bytes).unwrap();
+}
+
+/// Runs the command; returns (success, stdout, stderr).
+fn run(corpus: &Path, out: &Path) -> (bool, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_build-index"))
+        .arg(corpus)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A corpus with one good page, plus `rel` holding `bytes`.
+fn failing_build(rel: &str, bytes: &[u8]) -> (String, PathBuf) {
+    let dir = scratch();
+    let corpus = dir.join("corpus");
+    let out = dir.join("out");
+    write(&corpus, "good.md", b"---\ntitle: Good\n---\nA good page.\n");
+    write(&corpus, rel, bytes);
+    // An index from an earlier build must survive a failed build untouched.
+    fs::create_dir_all(&out).unwrap();
+    fs::write(out.join("index.onr"), b"earlier").unwrap();
+    let (ok, _, stderr) = run(&corpus, &out);
+    assert!(!ok, "the build should fail: {stderr}");
+    assert_eq!(fs::read(out.join("index.onr")).unwrap(), b"earlier");
+    assert_eq!(
+        fs::read_dir(&out).unwrap().count(),
+        1,
+        "no temporary file is left behind"
+    );
+    (stderr, out)
+}
+
+#[test]
+fn writes_the_index_and_a_report() {
+    let dir = scratch();
+    write(&dir.join("c"), "a.md", b"# Alpha\n\nSome text.\n");
+    let (ok, stdout, stderr) = run(&dir.join("c"), &dir.join("out"));
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("pages indexed     1"), "{stdout}");
+    let bytes = fs::read(dir.join("out/index.onr")).unwrap();
+    assert!(
+        stdout.contains(&format!("index             {} bytes", bytes.len())),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn invalid_utf8_names_the_file_and_line() {
+    let (stderr, _) = failing_build("docs/bad.md", b"# Title\n\nline two\nbad \xff byte\n");
+    assert!(stderr.contains("docs/bad.md:4: invalid UTF-8"), "{stderr}");
+}
+
+#[test]
+fn broken_frontmatter_names_the_file_and_line() {
+    let (stderr, _) = failing_build("bad.md", b"---\ntitle: T\nthemes: [a, b\n---\nbody\n");
+    assert!(stderr.contains("bad.md:"), "{stderr}");
+    assert!(stderr.contains("broken frontmatter"), "{stderr}");
+    let (stderr, _) = failing_build("open.md", b"---\ntitle: T\n\nbody\n");
+    assert!(
+        stderr.contains("open.md:1: frontmatter opened with '---' is never closed"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_unknown_language_is_an_error() {
+    let (stderr, _) = failing_build("x.md", b"---\nlang: tlh\n---\nbody\n");
+    assert!(stderr.contains("x.md: unsupported lang 'tlh'"), "{stderr}");
+}
+
+#[test]
+fn superseded_by_must_name_a_public_page() {
+    let (stderr, _) = failing_build("old.md", b"---\nsuperseded_by: new.md\n---\nbody\n");
+    assert!(
+        stderr.contains("old.md: superseded_by names 'new.md', which is not a public page"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_missing_corpus_is_a_clear_error() {
+    let dir = scratch();
+    let (ok, _, stderr) = run(&dir.join("nope"), &dir.join("out"));
+    assert!(!ok);
+    assert!(stderr.contains("does not exist"), "{stderr}");
+    assert!(!dir.join("out").exists());
+}

@@ -1,0 +1,217 @@
+//! The index format: round trip, determinism, golden files, and hostile bytes.
+
+use onrecord_core::{
+    Block, BlockKind, DecodeError, FORMAT_VERSION, HEADER_LEN, Index, IndexBuilder, Lang,
+    SourceDoc, SourceSection, chunk,
+};
+use proptest::prelude::*;
+
+fn fixture() -> Index {
+    let docs = [
+        SourceDoc {
+            path: "a.md".into(),
+            url: "/a/".into(),
+            title: "Deliveries".into(),
+            lang: Lang::English,
+            themes: vec!["shipping".into()],
+            sections: vec![SourceSection {
+                heading_path: vec!["Fees".into()],
+                anchor: "fees".into(),
+                blocks: vec![
+                    Block::paragraph("Delivery costs EUR 95 in zone 2. Zone 1 is free."),
+                    Block {
+                        kind: BlockKind::Table,
+                        text: "Zone | Fee\n1 | 0\n2 | 95".into(),
+                    },
+                ],
+            }],
+        },
+        SourceDoc {
+            path: "b.md".into(),
+            url: "/b/".into(),
+            title: "Rückgabe".into(),
+            lang: Lang::German,
+            themes: vec![],
+            sections: vec![SourceSection {
+                heading_path: vec![],
+                anchor: String::new(),
+                blocks: vec![Block::paragraph(
+                    "Die Erstattung kommt innerhalb von 10 Werktagen.",
+                )],
+            }],
+        },
+    ];
+    let mut builder = IndexBuilder::new(Lang::English);
+    for doc in &docs {
+        builder.add(doc, &chunk(doc, 800));
+    }
+    builder.finish()
+}
+
+fn fixture_bytes() -> Vec<u8> {
+    fixture().to_bytes([7; 32]).unwrap()
+}
+
+#[test]
+fn round_trip_restores_the_index_and_its_hash() {
+    let index = Index::from_bytes(&fixture_bytes()).unwrap();
+    assert_eq!(index.corpus_hash, [7; 32]);
+    assert_eq!(
+        index,
+        Index {
+            corpus_hash: [7; 32],
+            ..fixture()
+        }
+    );
+}
+
+#[test]
+fn the_same_input_gives_the_same_bytes() {
+    assert_eq!(fixture_bytes(), fixture_bytes());
+}
+
+/// The committed golden file for this version must still load and must equal what the fixture
+/// builds now: a change to the format types without a version bump fails here.
+/// Refresh with `UPDATE_GOLDEN=1 cargo test -p onrecord-core --test format` after bumping.
+#[test]
+fn golden_file_of_this_version_matches() {
+    let path = format!(
+        "{}/tests/data/index_v{FORMAT_VERSION}.onr",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, fixture_bytes()).unwrap();
+    }
+    let golden =
+        std::fs::read(&path).expect("golden index for the current FORMAT_VERSION is committed");
+    assert!(Index::from_bytes(&golden).is_ok());
+    assert_eq!(
+        golden,
+        fixture_bytes(),
+        "format changed: bump FORMAT_VERSION and add a golden file"
+    );
+}
+
+#[test]
+fn other_versions_are_refused_by_name() {
+    for version in [0, FORMAT_VERSION + 1, u32::MAX] {
+        let mut bytes = fixture_bytes();
+        bytes[8..12].copy_from_slice(&version.to_le_bytes());
+        let err = Index::from_bytes(&bytes).unwrap_err();
+        assert_eq!(
+            err,
+            DecodeError::UnsupportedVersion {
+                found: version,
+                supported: FORMAT_VERSION
+            }
+        );
+        assert!(err.to_string().contains("rebuild the index"));
+    }
+}
+
+#[test]
+fn foreign_bytes_are_refused() {
+    assert_eq!(
+        Index::from_bytes(b""),
+        Err(DecodeError::TooShort { len: 0 })
+    );
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.resize(200, 0);
+    assert_eq!(Index::from_bytes(&png), Err(DecodeError::BadMagic));
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    let bytes = fixture_bytes();
+    for len in 0..bytes.len() {
+        let err = Index::from_bytes(&bytes[..len]).unwrap_err();
+        if len < HEADER_LEN {
+            assert_eq!(err, DecodeError::TooShort { len });
+        } else {
+            assert!(matches!(err, DecodeError::Truncated { .. }), "{len}: {err}");
+        }
+    }
+}
+
+#[test]
+fn trailing_bytes_are_an_error() {
+    let mut bytes = fixture_bytes();
+    bytes.push(0);
+    assert_eq!(
+        Index::from_bytes(&bytes),
+        Err(DecodeError::TrailingBytes { extra: 1 })
+    );
+}
+
+#[test]
+fn every_single_bit_flip_is_an_error() {
+    let bytes = fixture_bytes();
+    for i in 0..bytes.len() * 8 {
+        let mut flipped = bytes.clone();
+        flipped[i / 8] ^= 1 << (i % 8);
+        assert!(
+            Index::from_bytes(&flipped).is_err(),
+            "flip of bit {i} went unnoticed"
+        );
+    }
+}
+
+#[test]
+fn a_well_checksummed_but_inconsistent_payload_is_invalid() {
+    let mut index = fixture();
+    index.terms[0].postings.push((9_999, 1));
+    let err = Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).unwrap_err();
+    assert_eq!(
+        err,
+        DecodeError::Invalid("a posting names a missing fragment")
+    );
+
+    let mut index = fixture();
+    index.fragments[0].sentences.push((3, 10_000));
+    let err = Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).unwrap_err();
+    assert_eq!(
+        err,
+        DecodeError::Invalid("a sentence range is outside its fragment")
+    );
+}
+
+/// A header with a valid checksum around arbitrary payload bytes.
+fn with_header(payload: &[u8]) -> Vec<u8> {
+    let mut out = b"ONRINDEX".to_vec();
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&[0; 32]);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&out);
+    hasher.update(payload);
+    out.extend_from_slice(&hasher.finalize().to_le_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+proptest! {
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+        let _ = Index::from_bytes(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_payloads_behind_a_valid_header_never_panic(
+        payload in proptest::collection::vec(any::<u8>(), 0..400),
+    ) {
+        let _ = Index::from_bytes(&with_header(&payload));
+    }
+
+    #[test]
+    fn mutated_payloads_behind_a_valid_header_never_panic(
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8),
+    ) {
+        let bytes = fixture_bytes();
+        let mut payload = bytes[HEADER_LEN..].to_vec();
+        for (at, value) in edits {
+            let at = at % payload.len();
+            payload[at] = value;
+        }
+        let _ = Index::from_bytes(&with_header(&payload));
+    }
+}
