@@ -1,0 +1,135 @@
+//! Serde DTOs at the JavaScript boundary, converted from core types.
+
+use onrecord_core::{Answer, Citation, Decline, Mode, Quote};
+use serde::Serialize;
+use wasm_bindgen::prelude::wasm_bindgen;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &str = r#"
+export interface AnswerDto {
+  mode: "answer" | "not-found";
+  quotes: QuoteDto[];
+  decline: DeclineDto | null;
+  missingTerms: string[];
+}
+export interface QuoteDto { text: string; fragment: number; start: number; end: number; citation: CitationDto; }
+export interface CitationDto { title: string; section: string; url: string; fragmentNo: number; fragmentCount: number; }
+export interface DeclineDto { gate: "no-content-words" | "never-mentioned" | "below-floor"; message: string; terms: string[]; }
+export interface IndexInfoDto { documents: number; fragments: number; terms: number; corpusHash: string; }
+"#;
+
+/// The reply to a question, as the widget renders it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AnswerDto {
+    mode: &'static str,
+    quotes: Vec<QuoteDto>,
+    decline: Option<DeclineDto>,
+    missing_terms: Vec<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct QuoteDto {
+    text: String,
+    fragment: u32,
+    start: u32,
+    end: u32,
+    citation: CitationDto,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CitationDto {
+    title: String,
+    section: String,
+    url: String,
+    fragment_no: u32,
+    fragment_count: u32,
+}
+
+/// Which gate declined, and a sentence a person can read.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeclineDto {
+    gate: &'static str,
+    message: String,
+    terms: Vec<String>,
+}
+
+/// What the loaded index holds.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct IndexInfoDto {
+    pub(crate) documents: usize,
+    pub(crate) fragments: usize,
+    pub(crate) terms: usize,
+    pub(crate) corpus_hash: String,
+}
+
+impl From<Answer> for AnswerDto {
+    fn from(a: Answer) -> AnswerDto {
+        AnswerDto {
+            mode: match a.mode {
+                Mode::Answer => "answer",
+                _ => "not-found",
+            },
+            quotes: a.quotes.into_iter().map(QuoteDto::from).collect(),
+            decline: a.decline.map(DeclineDto::from),
+            missing_terms: a.missing_terms,
+        }
+    }
+}
+
+impl From<Quote> for QuoteDto {
+    fn from(q: Quote) -> QuoteDto {
+        QuoteDto { text: q.text, fragment: q.fragment, start: q.start, end: q.end, citation: q.citation.into() }
+    }
+}
+
+impl From<Citation> for CitationDto {
+    fn from(c: Citation) -> CitationDto {
+        CitationDto {
+            title: c.title,
+            section: c.section,
+            url: c.url,
+            fragment_no: c.fragment_no,
+            fragment_count: c.fragment_count,
+        }
+    }
+}
+
+impl From<Decline> for DeclineDto {
+    fn from(d: Decline) -> DeclineDto {
+        match d {
+            Decline::NoContentWords => DeclineDto {
+                gate: "no-content-words",
+                message: "Ask a question with some words these pages could contain.".into(),
+                terms: Vec::new(),
+            },
+            Decline::NeverMentioned { terms } => DeclineDto {
+                gate: "never-mentioned",
+                message: format!("These pages never mention {}.", quoted_list(&terms)),
+                terms,
+            },
+            Decline::BelowFloor { coverage, .. } => DeclineDto {
+                gate: "below-floor",
+                message: format!(
+                    "The closest passage covers only {:.0}% of what you asked, so it is not quoted as an answer.",
+                    coverage * 100.0
+                ),
+                terms: Vec::new(),
+            },
+            _ => DeclineDto { gate: "other", message: "These pages do not answer that.".into(), terms: Vec::new() },
+        }
+    }
+}
+
+fn quoted_list(terms: &[String]) -> String {
+    let quoted: Vec<String> = terms.iter().map(|t| format!("‘{t}’")).collect();
+    match quoted.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}

@@ -1,0 +1,86 @@
+//! The wasm exports in a real browser (`wasm-pack test --headless --chrome`).
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::Reflect;
+use onrecord_core::{Block, IndexBuilder, Lang, SourceDoc, SourceSection, chunk};
+use onrecord_wasm::{Engine, load_engine};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn index_bytes() -> Vec<u8> {
+    let doc = SourceDoc {
+        path: "shop/returns.md".into(),
+        url: "/shop/returns/".into(),
+        title: "Returns".into(),
+        lang: Lang::English,
+        themes: vec![],
+        sections: vec![SourceSection {
+            heading_path: vec!["Refunds".into()],
+            anchor: "refunds".into(),
+            blocks: vec![Block::paragraph(
+                "Refunds arrive within 10 working days. Collection costs EUR 95.",
+            )],
+        }],
+    };
+    let mut builder = IndexBuilder::new(Lang::English);
+    builder.add(&doc, &chunk(&doc, 800));
+    builder.finish().to_bytes([1; 32]).unwrap()
+}
+
+/// Reads a dotted path such as `quotes.0.citation.url` from a JS object.
+fn get(value: &JsValue, path: &str) -> JsValue {
+    path.split('.').fold(value.clone(), |v, key| Reflect::get(&v, &JsValue::from_str(key)).unwrap())
+}
+
+fn error_message(err: wasm_bindgen::JsError) -> String {
+    let value: JsValue = err.into();
+    value.dyn_into::<js_sys::Error>().unwrap().message().into()
+}
+
+#[wasm_bindgen_test]
+fn ask_quotes_with_a_citation() {
+    let engine = Engine::new(&index_bytes()).unwrap();
+    let answer = engine.ask("When do refunds arrive?").unwrap();
+    assert_eq!(get(&answer, "mode"), "answer");
+    assert_eq!(get(&answer, "quotes.0.text"), "Refunds arrive within 10 working days.");
+    assert_eq!(get(&answer, "quotes.0.citation.url"), "/shop/returns/#refunds");
+    assert_eq!(get(&answer, "quotes.0.citation.fragmentNo"), 1);
+}
+
+#[wasm_bindgen_test]
+fn ask_declines_and_says_why() {
+    let engine = Engine::new(&index_bytes()).unwrap();
+    let answer = engine.ask("What is the capital of France?").unwrap();
+    assert_eq!(get(&answer, "mode"), "not-found");
+    assert_eq!(get(&answer, "quotes.length"), 0);
+    assert_eq!(get(&answer, "decline.gate"), "never-mentioned");
+    assert_eq!(get(&answer, "decline.message"), "These pages never mention ‘capital’ or ‘france’.");
+}
+
+#[wasm_bindgen_test]
+fn info_reports_counts_and_hash() {
+    let engine = Engine::new(&index_bytes()).unwrap();
+    let info = engine.info().unwrap();
+    assert_eq!(get(&info, "documents"), 1);
+    assert_eq!(get(&info, "corpusHash"), "01".repeat(32).as_str());
+}
+
+#[wasm_bindgen_test]
+fn corrupt_bytes_give_a_clear_error() {
+    let mut bytes = index_bytes();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    let err = Engine::new(&bytes).err().expect("corrupt index is refused");
+    assert!(error_message(err).starts_with("index is corrupt: checksum"));
+    let err = Engine::new(b"<!doctype html>").err().expect("HTML is refused");
+    assert!(error_message(err).contains("shorter than its 56-byte header"));
+}
+
+#[wasm_bindgen_test]
+async fn load_engine_reports_a_missing_index() {
+    let err = load_engine("/no-such-index.onr".into()).await.err().expect("404 is an error");
+    let msg = error_message(err);
+    assert!(msg.contains("HTTP 404"), "{msg}");
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds the browser bundle into www/dist/pkg: cargo (wasm-release profile) → wasm-bindgen →
+# wasm-opt -Oz. Prints raw and gzipped sizes. Run scripts/setup.sh first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+# shellcheck disable=SC1091
+source target/setup/wasm.env
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
+cargo build --quiet -p onrecord-wasm --target wasm32-unknown-unknown --profile wasm-release
+out=www/dist/pkg
+rm -rf "$out"
+wasm-bindgen --target web --out-dir "$out" "$target_dir/wasm32-unknown-unknown/wasm-release/onrecord_wasm.wasm"
+wasm-opt -Oz --strip-debug --strip-producers \
+  --enable-bulk-memory --enable-reference-types --enable-nontrapping-float-to-int \
+  --enable-sign-ext --enable-mutable-globals \
+  "$out/onrecord_wasm_bg.wasm" -o "$out/onrecord_wasm_bg.wasm"
+raw=$(wc -c < "$out/onrecord_wasm_bg.wasm")
+gz=$(gzip -9 -c "$out/onrecord_wasm_bg.wasm" | wc -c)
+echo "wasm: $raw bytes raw, $gz bytes gzipped ($out/onrecord_wasm_bg.wasm)"

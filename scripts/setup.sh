@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Installs everything the demo and the tests need, and nothing twice (a second run takes seconds).
+#
+# - the wasm32 target: `rustup target add` first; where that cannot download, Debian's rustc-web
+#   (1.96, with its std source) builds std for wasm32 itself (cargo build-std);
+# - wasm-pack, and wasm-bindgen-cli at exactly the wasm-bindgen version in Cargo.lock;
+# - wasm-opt (binaryen), Chromium and chromedriver, Node.js, and the e2e test's npm packages.
+#
+# It writes target/setup/wasm.env, which scripts/build-wasm.sh and scripts/test.sh source for
+# every wasm command (and only for those: native builds keep using rustup's toolchain).
+# Set ONRECORD_WASM_ROUTE=debian to force the Debian route on a machine where rustup works.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+say() { printf 'setup: %s\n' "$*"; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+apt_ready=
+apt_install() {
+  if ! have apt-get; then
+    say "cannot install $* automatically (no apt-get here); please install them and re-run" >&2
+    exit 1
+  fi
+  local sudo=
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  if [ -z "$apt_ready" ]; then
+    $sudo apt-get update -qq
+    apt_ready=1
+  fi
+  say "installing Debian packages: $*"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+# 1. Native toolchain pieces.
+have cargo || { say "cargo not found: install Rust with rustup (https://rustup.rs) first" >&2; exit 1; }
+if have rustup; then
+  missing_components=()
+  rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || missing_components+=(rustfmt)
+  rustup component list --installed 2>/dev/null | grep -q '^clippy' || missing_components+=(clippy)
+  [ ${#missing_components[@]} -eq 0 ] || rustup component add "${missing_components[@]}"
+fi
+
+# 2. The wasm32 target.
+mkdir -p target/setup
+route="${ONRECORD_WASM_ROUTE:-}"
+if [ -z "$route" ]; then
+  if have rustup && rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    route=rustup
+  elif have rustup && timeout 300 rustup target add wasm32-unknown-unknown >/dev/null 2>&1; then
+    route=rustup
+  else
+    say "rustup cannot provide wasm32-unknown-unknown here; using Debian's rustc-web with build-std"
+    route=debian
+  fi
+fi
+wasm_ld=/usr/lib/llvm-22/bin/wasm-ld
+if [ "$route" = debian ]; then
+  need=()
+  { [ -x /usr/bin/rustc ] && /usr/bin/rustc --version | grep -q '^rustc 1\.96'; } || need+=(rustc-web cargo-web)
+  [ -d /usr/lib/rustlib/src/rust/library ] || need+=(rust-web-src)
+  [ -x "$wasm_ld" ] || need+=(lld-22)
+  [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+  cat > target/setup/wasm.env <<ENV
+# Written by scripts/setup.sh (Debian route): Debian's rustc 1.96 builds std for wasm32 from source.
+export PATH=/usr/bin:\$PATH:\$HOME/.cargo/bin
+export RUSTC_BOOTSTRAP=1
+export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=$wasm_ld
+export CARGO_TARGET_DIR=\$PWD/target/wasm-debian
+export CHROMEDRIVER=\$(command -v chromedriver)
+ENV
+else
+  cat > target/setup/wasm.env <<'ENV'
+# Written by scripts/setup.sh (rustup route).
+export PATH=$HOME/.cargo/bin:$PATH
+export CHROMEDRIVER=$(command -v chromedriver)
+ENV
+fi
+
+# 3. Browser, driver, wasm-opt, Node.js.
+need=()
+have chromium || have chromium-browser || need+=(chromium)
+have chromedriver || need+=(chromium-driver)
+have wasm-opt || need+=(binaryen)
+have node || need+=(nodejs)
+have npm || need+=(npm)
+[ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+
+# 4. wasm-pack and wasm-bindgen-cli (the CLI must equal the crate version in Cargo.lock).
+wbg_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/"/, "", $3); print $3; exit }' Cargo.lock)
+[ -n "$wbg_version" ] || { say "no wasm-bindgen in Cargo.lock" >&2; exit 1; }
+have wasm-pack || { say "installing wasm-pack"; cargo install --quiet wasm-pack; }
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $wbg_version\$"; then
+  say "installing wasm-bindgen-cli $wbg_version"
+  # --locked would be preferable, but a yanked dependency in the CLI's own lock file can
+  # make it fail; the version itself is pinned exactly.
+  cargo install --quiet --force wasm-bindgen-cli --version "=$wbg_version"
+fi
+
+# 5. The end-to-end test's npm packages (playwright-core drives the system Chromium).
+if ! cmp -s tests/e2e/package-lock.json tests/e2e/node_modules/.package-lock.json 2>/dev/null; then
+  say "installing npm packages for tests/e2e"
+  (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+say "ready (wasm route: $route)"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One command for every test: set up, then lint, native tests, the wasm tests in headless
+# Chromium, and the end-to-end test of the demo page in headless Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n== %s\n' "$*"; }
+
+step setup
+scripts/setup.sh
+
+step "format and lints"
+cargo fmt --all --check
+cargo clippy --quiet --workspace --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --workspace --no-deps
+
+step "core stays IO-free and web-free"
+if cargo tree -p onrecord-core -e normal -i wasm-bindgen >/dev/null 2>&1; then
+  echo "onrecord-core depends on wasm-bindgen; it must not" >&2
+  exit 1
+fi
+(source target/setup/wasm.env && cargo check --quiet -p onrecord-core --target wasm32-unknown-unknown)
+
+step "native tests"
+cargo test --workspace
+
+step "wasm tests (wasm-pack test --headless --chrome)"
+(source target/setup/wasm.env && wasm-pack test --headless --chrome --mode no-install crates/onrecord-wasm)
+
+step "browser bundle and demo index"
+scripts/build-wasm.sh
+cargo run --quiet --release -p build-index -- corpus --out www/dist
+
+step "end-to-end in headless Chromium"
+(cd tests/e2e && node --test)

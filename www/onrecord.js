@@ -1,0 +1,99 @@
+// onrecord loader: one <script type="module" src="onrecord.js" data-index="..."> adds an
+// "Ask" box that answers with verbatim, cited quotes from the site's pages, or declines.
+// Rendering uses textContent only: nothing from the index is ever parsed as HTML.
+
+const here = new URL(import.meta.url);
+const script = [...document.querySelectorAll('script[type="module"][src]')]
+  .find((s) => new URL(s.src, document.baseURI).href === here.href);
+
+mount(script).catch((err) => console.error('onrecord:', err));
+
+async function mount(script) {
+  const root = el('section', { class: 'onrecord', 'aria-label': 'Ask these pages' });
+  const form = el('form', { role: 'search' });
+  const label = el('label', { for: 'onrecord-q' }, 'Ask these pages');
+  const input = el('input', { id: 'onrecord-q', type: 'search', name: 'q', autocomplete: 'off', disabled: '' });
+  const button = el('button', { type: 'submit', disabled: '' }, 'Ask');
+  const status = el('p', { class: 'onrecord-status', role: 'status', 'aria-live': 'polite' }, 'Loading the search index…');
+  const result = el('div', { class: 'onrecord-result' });
+  form.append(label, input, button);
+  root.append(form, status, result);
+
+  const css = el('link', { rel: 'stylesheet', href: new URL('onrecord.css', here).href });
+  document.head.append(css);
+  if (script) script.after(root);
+  else document.body.append(root);
+
+  const indexUrl = new URL(script?.dataset.index ?? 'dist/index.onr', document.baseURI).href;
+  let engine;
+  try {
+    const wasm = await import(new URL('dist/pkg/onrecord_wasm.js', here).href);
+    await wasm.default();
+    engine = await wasm.loadEngine(indexUrl);
+  } catch (err) {
+    status.className = 'onrecord-status onrecord-error';
+    status.setAttribute('role', 'alert');
+    status.textContent = `Search is unavailable: ${message(err)}`;
+    return;
+  }
+  input.disabled = false;
+  button.disabled = false;
+  status.textContent = 'Ready. Answers are quoted from these pages, or declined.';
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const question = input.value.trim();
+    if (!question) return;
+    let answer;
+    try {
+      answer = engine.ask(question);
+    } catch (err) {
+      status.textContent = `Something went wrong: ${message(err)}`;
+      return;
+    }
+    render(answer, result, status);
+  });
+}
+
+function render(answer, result, status) {
+  result.replaceChildren();
+  if (answer.mode === 'answer') {
+    for (const quote of answer.quotes) {
+      const block = el('blockquote', { class: 'onrecord-quote' }, quote.text);
+      const cite = el('p', { class: 'onrecord-cite' });
+      const where = quote.citation.section
+        ? `${quote.citation.title} › ${quote.citation.section}`
+        : quote.citation.title;
+      cite.append(link(quote.citation.url, where), ` (fragment ${quote.citation.fragmentNo} of ${quote.citation.fragmentCount})`);
+      result.append(el('div', { class: 'onrecord-answer', 'data-mode': answer.mode }, block, cite));
+    }
+    status.textContent = `Answered with ${answer.quotes.length} quote${answer.quotes.length === 1 ? '' : 's'}.`;
+  } else {
+    const why = answer.decline?.message ?? '';
+    result.append(el('p', { class: 'onrecord-decline', 'data-mode': answer.mode }, `Not in these documents. ${why}`.trim()));
+    status.textContent = 'Not in these documents.';
+  }
+}
+
+/** A link for same-origin http(s) URLs; anything else is shown as plain text. */
+function link(url, text) {
+  let target;
+  try {
+    target = new URL(url, document.baseURI);
+  } catch {
+    return el('span', {}, text);
+  }
+  const safe = (target.protocol === 'http:' || target.protocol === 'https:') && target.origin === location.origin;
+  return safe ? el('a', { href: target.href }, text) : el('span', {}, text);
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  for (const child of children) node.append(typeof child === 'string' ? document.createTextNode(child) : child);
+  return node;
+}
+
+function message(err) {
+  return (err && err.message) || String(err);
+}
