@@ -4,7 +4,7 @@
 # - the wasm32 target: `rustup target add` first; where that cannot download, Debian's rustc-web
 #   (1.96, with its std source) builds std for wasm32 itself (cargo build-std);
 # - wasm-pack, and wasm-bindgen-cli at exactly the wasm-bindgen version in Cargo.lock;
-# - wasm-opt (binaryen), Chromium and chromedriver, Node.js, and the e2e test's npm packages.
+# - Chromium and chromedriver, Node.js, wasm-opt (binaryen, from npm) and the e2e test's npm packages.
 #
 # It writes target/setup/wasm.env, which scripts/build-wasm.sh and scripts/test.sh source for
 # every wasm command (and only for those: native builds keep using rustup's toolchain).
@@ -78,11 +78,10 @@ export CHROMEDRIVER=$(command -v chromedriver)
 ENV
 fi
 
-# 3. Browser, driver, wasm-opt, Node.js.
+# 3. Browser, driver, Node.js.
 need=()
 have chromium || have chromium-browser || need+=(chromium)
 have chromedriver || need+=(chromium-driver)
-have wasm-opt || need+=(binaryen)
 have node || need+=(nodejs)
 have npm || need+=(npm)
 [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
@@ -98,10 +97,13 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $wbg_version\$"; then
   cargo install --quiet --force wasm-bindgen-cli --version "=$wbg_version"
 fi
 
-# 5. The end-to-end test's npm packages (playwright-core drives the system Chromium).
-if ! cmp -s tests/e2e/package-lock.json tests/e2e/node_modules/.package-lock.json 2>/dev/null; then
-  say "installing npm packages for tests/e2e"
-  (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
-fi
+# 5. npm packages: binaryen's wasm-opt (Debian 12's binaryen 108 breaks wasm-bindgen's
+#    reference-types table) and playwright-core, which drives the system Chromium.
+for dir in scripts/tools tests/e2e; do
+  if ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.installed-lock.json" 2>/dev/null; then
+    say "installing npm packages for $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
+  fi
+done
 
 say "ready (wasm route: $route)"

@@ -49,10 +49,8 @@ impl Builder {
         match event {
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
-            Event::Text(t) | Event::Code(t) => {
-                if self.image_depth == 0 && self.html_depth == 0 {
-                    self.text(&t);
-                }
+            Event::Text(t) | Event::Code(t) if self.image_depth == 0 && self.html_depth == 0 => {
+                self.text(&t);
             }
             Event::SoftBreak | Event::HardBreak => self.text(" "),
             // Raw HTML, math and footnote markers are not prose.

@@ -163,7 +163,7 @@ fn pieces(block: &Block, max_chars: usize) -> Vec<Piece> {
                     .map(|u| u.start - span.start..u.end - span.start)
                     .collect()
             } else {
-                vec![0..span.end - span.start]
+                std::iter::once(0..span.end - span.start).collect()
             };
             Piece {
                 text: text.get(span).unwrap_or_default().to_owned(),

@@ -36,6 +36,8 @@
 //! assert_eq!(answer.mode, Mode::NotFound);
 //! ```
 #![warn(missing_docs)]
+// The core never panics on input: no unwrap or expect outside tests.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod answer;
 mod bm25;

@@ -83,7 +83,13 @@ impl From<Answer> for AnswerDto {
 
 impl From<Quote> for QuoteDto {
     fn from(q: Quote) -> QuoteDto {
-        QuoteDto { text: q.text, fragment: q.fragment, start: q.start, end: q.end, citation: q.citation.into() }
+        QuoteDto {
+            text: q.text,
+            fragment: q.fragment,
+            start: q.start,
+            end: q.end,
+            citation: q.citation.into(),
+        }
     }
 }
 
@@ -120,7 +126,11 @@ impl From<Decline> for DeclineDto {
                 ),
                 terms: Vec::new(),
             },
-            _ => DeclineDto { gate: "other", message: "These pages do not answer that.".into(), terms: Vec::new() },
+            _ => DeclineDto {
+                gate: "other",
+                message: "These pages do not answer that.".into(),
+                terms: Vec::new(),
+            },
         }
     }
 }

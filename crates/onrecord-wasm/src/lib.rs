@@ -29,13 +29,22 @@ impl Engine {
     /// Answers a question: quotes with citations, or a decline that says why.
     #[wasm_bindgen(unchecked_return_type = "AnswerDto")]
     pub fn ask(&self, question: &str) -> Result<JsValue, JsError> {
-        to_js(&AnswerDto::from(ask(&self.index, question, &AnswerConfig::DEFAULT)))
+        to_js(&AnswerDto::from(ask(
+            &self.index,
+            question,
+            &AnswerConfig::DEFAULT,
+        )))
     }
 
     /// Counts and the corpus hash of the loaded index.
     #[wasm_bindgen(unchecked_return_type = "IndexInfoDto")]
     pub fn info(&self) -> Result<JsValue, JsError> {
-        let hash: String = self.index.corpus_hash.iter().map(|b| format!("{b:02x}")).collect();
+        let hash: String = self
+            .index
+            .corpus_hash
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         to_js(&IndexInfoDto {
             documents: self.index.docs.len(),
             fragments: self.index.fragments.len(),

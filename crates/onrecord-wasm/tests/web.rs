@@ -31,7 +31,9 @@ fn index_bytes() -> Vec<u8> {
 
 /// Reads a dotted path such as `quotes.0.citation.url` from a JS object.
 fn get(value: &JsValue, path: &str) -> JsValue {
-    path.split('.').fold(value.clone(), |v, key| Reflect::get(&v, &JsValue::from_str(key)).unwrap())
+    path.split('.').fold(value.clone(), |v, key| {
+        Reflect::get(&v, &JsValue::from_str(key)).unwrap()
+    })
 }
 
 fn error_message(err: wasm_bindgen::JsError) -> String {
@@ -44,8 +46,14 @@ fn ask_quotes_with_a_citation() {
     let engine = Engine::new(&index_bytes()).unwrap();
     let answer = engine.ask("When do refunds arrive?").unwrap();
     assert_eq!(get(&answer, "mode"), "answer");
-    assert_eq!(get(&answer, "quotes.0.text"), "Refunds arrive within 10 working days.");
-    assert_eq!(get(&answer, "quotes.0.citation.url"), "/shop/returns/#refunds");
+    assert_eq!(
+        get(&answer, "quotes.0.text"),
+        "Refunds arrive within 10 working days."
+    );
+    assert_eq!(
+        get(&answer, "quotes.0.citation.url"),
+        "/shop/returns/#refunds"
+    );
     assert_eq!(get(&answer, "quotes.0.citation.fragmentNo"), 1);
 }
 
@@ -56,7 +64,10 @@ fn ask_declines_and_says_why() {
     assert_eq!(get(&answer, "mode"), "not-found");
     assert_eq!(get(&answer, "quotes.length"), 0);
     assert_eq!(get(&answer, "decline.gate"), "never-mentioned");
-    assert_eq!(get(&answer, "decline.message"), "These pages never mention ‘capital’ or ‘france’.");
+    assert_eq!(
+        get(&answer, "decline.message"),
+        "These pages never mention ‘capital’ or ‘france’."
+    );
 }
 
 #[wasm_bindgen_test]
@@ -74,13 +85,18 @@ fn corrupt_bytes_give_a_clear_error() {
     bytes[last] ^= 0xff;
     let err = Engine::new(&bytes).err().expect("corrupt index is refused");
     assert!(error_message(err).starts_with("index is corrupt: checksum"));
-    let err = Engine::new(b"<!doctype html>").err().expect("HTML is refused");
+    let err = Engine::new(b"<!doctype html>")
+        .err()
+        .expect("HTML is refused");
     assert!(error_message(err).contains("shorter than its 56-byte header"));
 }
 
 #[wasm_bindgen_test]
 async fn load_engine_reports_a_missing_index() {
-    let err = load_engine("/no-such-index.onr".into()).await.err().expect("404 is an error");
+    let err = load_engine("/no-such-index.onr".into())
+        .await
+        .err()
+        .expect("404 is an error");
     let msg = error_message(err);
     assert!(msg.contains("HTTP 404"), "{msg}");
 }
