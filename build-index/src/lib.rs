@@ -12,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use onrecord_core::{Index, IndexBuilder, Lang, SourceDoc, chunk};
+use onrecord_core::{Bm25Params, Index, IndexBuilder, IndexSettings, Lang, SourceDoc, chunk};
 use sha2::{Digest, Sha256};
 
 pub use crate::markdown::slug;
@@ -26,6 +26,8 @@ pub struct Options {
     pub default_lang: Lang,
     /// Fragment size in characters.
     pub fragment_chars: usize,
+    /// Whether index terms are stemmed (the eval turns it off for its ablation).
+    pub stemming: bool,
 }
 
 impl Options {
@@ -35,6 +37,7 @@ impl Options {
             private_dir: "private".into(),
             default_lang: Lang::English,
             fragment_chars: 800,
+            stemming: true,
         }
     }
 }
@@ -82,9 +85,10 @@ pub fn build(root: &Path, options: &Options) -> Result<Build> {
     let mut hasher = Sha256::new();
     hasher.update(b"onrecord-corpus-v1\0");
     hasher.update(format!(
-        "{}\0{}\0",
+        "{}\0{}\0{}\0",
         options.default_lang.tag(),
-        options.fragment_chars
+        options.fragment_chars,
+        options.stemming
     ));
     let mut pages = Vec::new();
     for rel in &files {
@@ -126,7 +130,12 @@ pub fn build(root: &Path, options: &Options) -> Result<Build> {
         }
     }
 
-    let mut builder = IndexBuilder::new(options.default_lang);
+    let settings = IndexSettings {
+        bm25: Bm25Params::DEFAULT,
+        stemming: options.stemming,
+        fragment_chars: u32::try_from(options.fragment_chars).unwrap_or(u32::MAX),
+    };
+    let mut builder = IndexBuilder::new(options.default_lang, settings);
     for page in &pages {
         if page.draft {
             report.drafts_skipped.push(page.path.clone());

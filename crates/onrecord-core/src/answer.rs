@@ -5,9 +5,10 @@
 
 use std::collections::BTreeSet;
 
-use crate::bm25::{QueryTerm, query_terms, search};
+use crate::bm25::{QueryTerm, query_terms};
 use crate::format::{Fragment, Index};
-use crate::text::{Stemmer, tokens};
+use crate::retrieve::rank;
+use crate::text::{Analyzer, tokens};
 
 /// Knobs of the answerer.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -121,7 +122,7 @@ pub fn ask(index: &Index, question: &str, config: &AnswerConfig) -> Answer {
             terms: missing_terms.clone(),
         });
     }
-    let Some(top) = search(index, &terms, config.top_k).first().copied() else {
+    let Some(top) = rank(index, &terms, config.top_k).first().copied() else {
         return decline(Decline::NeverMentioned {
             terms: missing_terms.clone(),
         });
@@ -178,10 +179,10 @@ fn best_sentence(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> (u3
         .docs
         .get(fragment.doc as usize)
         .map_or(index.default_lang, |d| d.lang);
-    let stemmer = Stemmer::new(lang);
+    let analyzer = Analyzer::new(lang, index.settings.stemming);
     let wanted: Vec<(String, f32)> = terms
         .iter()
-        .map(|t| (stemmer.stem(&t.word).into_owned(), t.idf))
+        .map(|t| (analyzer.term(&t.word).into_owned(), t.idf))
         .collect();
     let mut best = fragment
         .sentences
@@ -194,7 +195,7 @@ fn best_sentence(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> (u3
             continue;
         };
         let stems: BTreeSet<String> = tokens(text)
-            .map(|(_, w)| stemmer.stem(&w).into_owned())
+            .map(|(_, w)| analyzer.term(&w).into_owned())
             .collect();
         let score: f32 = wanted
             .iter()

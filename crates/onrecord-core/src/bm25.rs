@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::chunk::{FragmentDraft, SourceDoc};
-use crate::format::{Doc, Fragment, Index, TermPostings};
-use crate::text::{Lang, Stemmer, is_stopword, tokens};
+use crate::format::{Doc, Fragment, Index, IndexSettings, TermPostings};
+use crate::text::{Analyzer, Lang, is_stopword, tokens};
 
 /// BM25 parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -33,6 +33,7 @@ const MAX_QUERY_TERMS: usize = 64;
 /// Collects documents and fragments and builds an [`Index`] with deterministic output.
 pub struct IndexBuilder {
     default_lang: Lang,
+    settings: IndexSettings,
     docs: Vec<Doc>,
     fragments: Vec<Fragment>,
     postings: BTreeMap<String, Vec<(u32, u32)>>,
@@ -41,9 +42,10 @@ pub struct IndexBuilder {
 
 impl IndexBuilder {
     /// Starts an empty index whose pages default to `default_lang`.
-    pub fn new(default_lang: Lang) -> IndexBuilder {
+    pub fn new(default_lang: Lang, settings: IndexSettings) -> IndexBuilder {
         IndexBuilder {
             default_lang,
+            settings,
             docs: Vec::new(),
             fragments: Vec::new(),
             postings: BTreeMap::new(),
@@ -54,7 +56,7 @@ impl IndexBuilder {
     /// Adds a document and its fragments (from [`crate::chunk`]). Add documents in a stable order.
     pub fn add(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft]) {
         let doc_idx = self.docs.len() as u32;
-        let stemmer = Stemmer::new(doc.lang);
+        let analyzer = Analyzer::new(doc.lang, self.settings.stemming);
         for (position, draft) in drafts.iter().enumerate() {
             let heading_path = doc
                 .sections
@@ -80,7 +82,7 @@ impl IndexBuilder {
                     if is_stopword(&word, doc.lang) {
                         continue;
                     }
-                    *tf.entry(stemmer.stem(&word).into_owned()).or_default() += weight;
+                    *tf.entry(analyzer.term(&word).into_owned()).or_default() += weight;
                     n_terms += weight;
                 }
             }
@@ -121,7 +123,7 @@ impl IndexBuilder {
         Index {
             corpus_hash: [0; 32],
             default_lang: self.default_lang,
-            bm25: Bm25Params::DEFAULT,
+            settings: self.settings,
             avg_fragment_terms: (self.total_terms as f64 / n_frags) as f32,
             docs: self.docs,
             fragments: self.fragments,
@@ -160,7 +162,10 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         .map(|d| d.lang)
         .chain([index.default_lang])
         .collect();
-    let stemmers: Vec<(Lang, Stemmer)> = langs.iter().map(|&l| (l, Stemmer::new(l))).collect();
+    let analyzers: Vec<Analyzer> = langs
+        .iter()
+        .map(|&l| Analyzer::new(l, index.settings.stemming))
+        .collect();
     let n_frags = index.fragments.len() as f32;
     let mut seen = BTreeSet::new();
     let mut res = Vec::new();
@@ -171,10 +176,10 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         if langs.iter().any(|&l| is_stopword(&word, l)) || !seen.insert(word.clone()) {
             continue;
         }
-        let mut term_ids: Vec<usize> = stemmers
+        let mut term_ids: Vec<usize> = analyzers
             .iter()
-            .filter_map(|(_, s)| {
-                let stem = s.stem(&word);
+            .filter_map(|a| {
+                let stem = a.term(&word);
                 index
                     .terms
                     .binary_search_by(|t| t.term.as_str().cmp(&stem))
@@ -214,7 +219,7 @@ pub struct Hit {
 ///
 /// A word with stems in several languages counts once per fragment, by its best stem.
 pub fn search(index: &Index, terms: &[QueryTerm], k: usize) -> Vec<Hit> {
-    let Bm25Params { k1, b } = index.bm25;
+    let Bm25Params { k1, b } = index.settings.bm25;
     let avg = index.avg_fragment_terms.max(1.0);
     let mut scores = vec![0f32; index.fragments.len()];
     let mut best_for_term: BTreeMap<u32, f32> = BTreeMap::new();

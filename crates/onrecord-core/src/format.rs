@@ -23,7 +23,7 @@ use crate::text::Lang;
 /// The first eight bytes of every index file.
 pub const MAGIC: [u8; 8] = *b"ONRINDEX";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Length of the fixed header before the payload.
 pub const HEADER_LEN: usize = 56;
 
@@ -35,8 +35,8 @@ pub struct Index {
     pub corpus_hash: [u8; 32],
     /// Language assumed for pages that do not name one.
     pub default_lang: Lang,
-    /// BM25 parameters used at query time.
-    pub bm25: Bm25Params,
+    /// How the index was built; the query side must analyse words the same way.
+    pub settings: IndexSettings,
     /// Documents, in path order.
     pub docs: Vec<Doc>,
     /// Fragments, grouped by document, in document order.
@@ -45,6 +45,26 @@ pub struct Index {
     pub terms: Vec<TermPostings>,
     /// Mean number of indexed terms per fragment.
     pub avg_fragment_terms: f32,
+}
+
+/// Build settings that queries depend on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct IndexSettings {
+    /// BM25 parameters used at query time.
+    pub bm25: Bm25Params,
+    /// Whether terms are stemmed (per page language).
+    pub stemming: bool,
+    /// Target fragment size in characters.
+    pub fragment_chars: u32,
+}
+
+impl IndexSettings {
+    /// The settings `build-index` uses unless told otherwise.
+    pub const STANDARD: IndexSettings = IndexSettings {
+        bm25: Bm25Params::DEFAULT,
+        stemming: true,
+        fragment_chars: 800,
+    };
 }
 
 /// One public page.
@@ -266,7 +286,7 @@ impl Index {
                 "average fragment length is not a finite number",
             ));
         }
-        if !(self.bm25.k1.is_finite() && self.bm25.b.is_finite()) {
+        if !(self.settings.bm25.k1.is_finite() && self.settings.bm25.b.is_finite()) {
             return Err(DecodeError::Invalid("BM25 parameters are not finite"));
         }
         for frag in &self.fragments {

@@ -7,8 +7,8 @@
 //! byte-exactly from a stored fragment, with its citation, or declines and says why.
 //!
 //! ```
-//! use onrecord_core::{ask, chunk, AnswerConfig, Block, IndexBuilder, Index, Lang, Mode,
-//!     SourceDoc, SourceSection};
+//! use onrecord_core::{ask, chunk, AnswerConfig, Block, IndexBuilder, Index, IndexSettings, Lang,
+//!     Mode, SourceDoc, SourceSection};
 //!
 //! let doc = SourceDoc {
 //!     path: "shop/returns.md".into(),
@@ -22,7 +22,7 @@
 //!         blocks: vec![Block::paragraph("Refunds arrive within 14 days. We pay return postage.")],
 //!     }],
 //! };
-//! let mut builder = IndexBuilder::new(Lang::English);
+//! let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
 //! builder.add(&doc, &chunk(&doc, 800));
 //! let bytes = builder.finish().to_bytes([0; 32]).unwrap();
 //! let index = Index::from_bytes(&bytes).unwrap();
@@ -43,6 +43,7 @@ mod answer;
 mod bm25;
 mod chunk;
 mod format;
+mod retrieve;
 mod sentence;
 mod text;
 
@@ -50,7 +51,9 @@ pub use crate::answer::{Answer, AnswerConfig, Citation, Decline, Mode, Quote, as
 pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};
 pub use crate::chunk::{Block, BlockKind, FragmentDraft, SourceDoc, SourceSection, chunk};
 pub use crate::format::{
-    DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, MAGIC, TermPostings,
+    DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
+    MAGIC, TermPostings,
 };
+pub use crate::retrieve::retrieve;
 pub use crate::sentence::sentences;
-pub use crate::text::{Lang, Stemmer, is_stopword, tokens};
+pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};

@@ -90,6 +90,28 @@ impl Stemmer {
     }
 }
 
+/// Turns a word into its index term: lowercased already, stemmed when the index stems.
+pub struct Analyzer {
+    stemmer: Option<Stemmer>,
+}
+
+impl Analyzer {
+    /// The analyzer for `lang`; `stemming: false` keeps words as they are.
+    pub fn new(lang: Lang, stemming: bool) -> Analyzer {
+        Analyzer {
+            stemmer: stemming.then(|| Stemmer::new(lang)),
+        }
+    }
+
+    /// The index term for one lowercased word.
+    pub fn term<'a>(&self, word: &'a str) -> Cow<'a, str> {
+        match &self.stemmer {
+            Some(s) => s.stem(word),
+            None => Cow::Borrowed(word),
+        }
+    }
+}
+
 /// Tokens longer than this are noise (hashes, base64) and are skipped.
 const MAX_TOKEN_BYTES: usize = 48;
 

@@ -1,8 +1,8 @@
 //! The index format: round trip, determinism, golden files, and hostile bytes.
 
 use onrecord_core::{
-    Block, BlockKind, DecodeError, FORMAT_VERSION, HEADER_LEN, Index, IndexBuilder, Lang,
-    SourceDoc, SourceSection, chunk,
+    Block, BlockKind, DecodeError, FORMAT_VERSION, HEADER_LEN, Index, IndexBuilder, IndexSettings,
+    Lang, SourceDoc, SourceSection, chunk,
 };
 use proptest::prelude::*;
 
@@ -41,7 +41,7 @@ fn fixture() -> Index {
             }],
         },
     ];
-    let mut builder = IndexBuilder::new(Lang::English);
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
     for doc in &docs {
         builder.add(doc, &chunk(doc, 800));
     }
@@ -90,6 +90,25 @@ fn golden_file_of_this_version_matches() {
         fixture_bytes(),
         "format changed: bump FORMAT_VERSION and add a golden file"
     );
+}
+
+/// Golden files of earlier versions stay committed and must be refused by name, never misread.
+#[test]
+fn golden_files_of_earlier_versions_are_refused_clearly() {
+    for version in 1..FORMAT_VERSION {
+        let path = format!(
+            "{}/tests/data/index_v{version}.onr",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let bytes = std::fs::read(&path).expect("every earlier version keeps its golden file");
+        assert_eq!(
+            Index::from_bytes(&bytes),
+            Err(DecodeError::UnsupportedVersion {
+                found: version,
+                supported: FORMAT_VERSION
+            })
+        );
+    }
 }
 
 #[test]

@@ -2,7 +2,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::Reflect;
-use onrecord_core::{Block, IndexBuilder, Lang, SourceDoc, SourceSection, chunk};
+use onrecord_core::{Block, IndexBuilder, IndexSettings, Lang, SourceDoc, SourceSection, chunk};
 use onrecord_wasm::{Engine, load_engine};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -24,7 +24,7 @@ fn index_bytes() -> Vec<u8> {
             )],
         }],
     };
-    let mut builder = IndexBuilder::new(Lang::English);
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
     builder.add(&doc, &chunk(&doc, 800));
     builder.finish().to_bytes([1; 32]).unwrap()
 }

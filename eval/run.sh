@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Regenerates eval/results/ (markdown tables + JSON per split) for every question set.
+#   eval/run.sh          (needs ../shared/corpora beside the checkout)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=../shared/corpora
+cargo build --quiet --release -p eval
+bin=target/release/eval
+mkdir -p eval/results
+
+run() { # name corpus questions [extra args]
+  local name=$1 corpus=$2 questions=$3
+  shift 3
+  for split in dev test all; do
+    "$bin" --corpus "$corpus" --questions "$questions" --split "$split" \
+      --json "eval/results/$name.$split.json" "$@" > /dev/null
+  done
+  "$bin" --corpus "$corpus" --questions "$questions" --markdown "eval/results/$name.md" "$@" > /dev/null
+  echo "eval/results/$name.md"
+}
+
+run corpus corpus eval/questions/corpus.json --sizes 400,800,1200
+run express "$shared/express/astro-5x/src/content/docs/en/5x" eval/questions/express.json --sizes 400,800,1200
+run person-a "$shared/person-a/example-content" eval/questions/person-a.json --private-dir notebook

@@ -1,0 +1,367 @@
+//! Runs every metric on every split and renders the markdown tables and the JSON result.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use build_index::{Build, Options, build};
+use onrecord_core::{AnswerConfig, Index, Mode, query_terms, retrieve, search};
+use serde_json::{Value, json};
+
+use crate::Args;
+use crate::metrics::{self, DEPTH, Retrieval};
+use crate::questions::{Kind, Question, Split, select};
+
+pub struct Evaluation {
+    pub markdown: String,
+    pub json: Value,
+}
+
+/// A retrieval method of the ablation: a name, the index it needs and how it ranks.
+struct Method {
+    name: &'static str,
+    index: Index,
+    rank: fn(&Index, &str) -> Vec<u32>,
+}
+
+fn bm25_only(index: &Index, question: &str) -> Vec<u32> {
+    search(index, &query_terms(index, question), DEPTH)
+        .iter()
+        .map(|h| h.fragment)
+        .collect()
+}
+
+fn shipped(index: &Index, question: &str) -> Vec<u32> {
+    retrieve(index, question, DEPTH)
+        .iter()
+        .map(|h| h.fragment)
+        .collect()
+}
+
+pub fn evaluate(args: &Args, questions: &[Question], built: &Build) -> Result<Evaluation> {
+    let unstemmed = build(
+        &args.corpus,
+        &Options {
+            stemming: false,
+            ..args.options.clone()
+        },
+    )?;
+    let methods = [
+        Method {
+            name: "BM25",
+            index: unstemmed.index,
+            rank: bm25_only,
+        },
+        Method {
+            name: "BM25 + stemming",
+            index: built.index.clone(),
+            rank: bm25_only,
+        },
+        Method {
+            name: "shipped pipeline",
+            index: built.index.clone(),
+            rank: shipped,
+        },
+    ];
+    let mut sizes = Vec::new();
+    for &chars in &args.sizes {
+        let b = build(
+            &args.corpus,
+            &Options {
+                fragment_chars: chars,
+                ..args.options.clone()
+            },
+        )?;
+        sizes.push((chars, b.index, b.bytes.len()));
+    }
+
+    let mut md = String::new();
+    let _ = writeln!(md, "# Evaluation: `{}`\n", args.questions.display());
+    let _ = writeln!(
+        md,
+        "Corpus `{}`: {} pages, {} fragments, index {} bytes (fragment size {} chars, private folder `{}`).\n",
+        args.corpus.display(),
+        built.index.docs.len(),
+        built.index.fragments.len(),
+        built.bytes.len(),
+        args.options.fragment_chars,
+        args.options.private_dir,
+    );
+    let _ = writeln!(
+        md,
+        "Rates are fractions of the questions in the split; with n questions one question is worth 1/n, so small differences are noise.\n"
+    );
+    let mut selected_json = Value::Null;
+    for split in [Split::Test, Split::Dev, Split::All] {
+        let qs = select(questions, split);
+        let (section, json) = evaluate_split(split, &qs, built, &methods, &sizes);
+        md.push_str(&section);
+        if split == args.split {
+            selected_json = json;
+        }
+    }
+    Ok(Evaluation {
+        markdown: md,
+        json: selected_json,
+    })
+}
+
+fn evaluate_split(
+    split: Split,
+    qs: &[&Question],
+    built: &Build,
+    methods: &[Method],
+    sizes: &[(usize, Index, usize)],
+) -> (String, Value) {
+    let index = &built.index;
+    let n_ans = qs.iter().filter(|q| q.answerable()).count();
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "## Split: {} ({} questions: {} answerable, {} unanswerable)\n",
+        split.name(),
+        qs.len(),
+        n_ans,
+        qs.len() - n_ans
+    );
+
+    let _ = writeln!(md, "### Retrieval ablation (answerable questions)\n");
+    let _ = writeln!(
+        md,
+        "| method | n | recall@1 | recall@3 | recall@5 | MRR | multi-doc all pages @5 | context chars @3 | @5 |"
+    );
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut ablation = Vec::new();
+    let mut shipped_retrieval = Retrieval::default();
+    for m in methods {
+        let r = metrics::retrieval(&m.index, qs, &|q| (m.rank)(&m.index, q));
+        row(&mut md, m.name, &r);
+        ablation.push(json!({ "method": m.name, "result": r }));
+        shipped_retrieval = r;
+    }
+    let _ = writeln!(
+        md,
+        "| vectors only, hybrid (RRF), hybrid + rerank | – | not built yet | | | | | | |\n"
+    );
+
+    if !sizes.is_empty() {
+        let _ = writeln!(md, "### Fragment size (shipped pipeline)\n");
+        let _ = writeln!(
+            md,
+            "| fragment chars | index bytes | fragments | recall@1 | recall@5 | MRR | context chars @3 | @5 |"
+        );
+        let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (chars, idx, bytes) in sizes {
+            let r = metrics::retrieval(idx, qs, &|q| shipped(idx, q));
+            let _ = writeln!(
+                md,
+                "| {chars} | {bytes} | {} | {:.3} | {:.3} | {:.3} | {:.0} | {:.0} |",
+                idx.fragments.len(),
+                r.recall_1,
+                r.recall_5,
+                r.mrr,
+                r.context_chars_at_3,
+                r.context_chars_at_5
+            );
+        }
+        md.push('\n');
+    }
+
+    let _ = writeln!(md, "### Retrieval by type (shipped pipeline)\n");
+    let _ = writeln!(md, "| type | n | recall@1 | recall@5 | MRR |");
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|");
+    let mut by_type = serde_json::Map::new();
+    for kind in Kind::ALL.into_iter().filter(|k| *k != Kind::Unanswerable) {
+        let of_kind: Vec<&Question> = qs.iter().copied().filter(|q| q.kind == kind).collect();
+        if of_kind.is_empty() {
+            continue;
+        }
+        let r = metrics::retrieval(index, &of_kind, &|q| shipped(index, q));
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.3} | {:.3} | {:.3} |",
+            kind.name(),
+            r.n,
+            r.recall_1,
+            r.recall_5,
+            r.mrr
+        );
+        by_type.insert(
+            kind.name().into(),
+            json!({ "recall@1": r.recall_1, "recall@5": r.recall_5, "mrr": r.mrr, "n": r.n }),
+        );
+    }
+    md.push('\n');
+
+    let answering = metrics::answering(index, qs, &AnswerConfig::DEFAULT);
+    let latencies: Vec<f64> = answering.outcomes.iter().map(|o| o.millis).collect();
+    let (p50, p95) = metrics::percentiles(&latencies);
+    let _ = writeln!(md, "### Answering (all questions)\n");
+    let _ = writeln!(
+        md,
+        "| answerable correct | answerable wrong | quote hit | unanswerable declined | false answers | balanced accuracy | latency p50 ms | p95 ms |"
+    );
+    let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        md,
+        "| {:.3} | {:.3} | {:.3} | {:.3} | {} | {:.3} | {:.3} | {:.3} |\n",
+        answering.answerable_correct,
+        answering.answerable_wrong,
+        answering.quote_hit,
+        answering.unanswerable_declined,
+        answering.false_answers,
+        answering.balanced_accuracy,
+        p50,
+        p95
+    );
+
+    let _ = writeln!(md, "### Failures\n");
+    list(
+        &mut md,
+        "no relevant fragment in the top 5",
+        &shipped_retrieval.misses_at_5,
+    );
+    list(
+        &mut md,
+        "evidence phrase in no fragment (lost in extraction or chunking)",
+        &shipped_retrieval.evidence_not_in_any_fragment,
+    );
+    let missed: Vec<String> = answering
+        .outcomes
+        .iter()
+        .filter(|o| o.kind != Kind::Unanswerable && !o.correct)
+        .map(|o| o.id.clone())
+        .collect();
+    list(&mut md, "answerable, not answered correctly", &missed);
+    let false_answers: Vec<String> = answering
+        .outcomes
+        .iter()
+        .filter(|o| o.kind == Kind::Unanswerable && !o.correct)
+        .map(|o| o.id.clone())
+        .collect();
+    list(&mut md, "unanswerable, answered anyway", &false_answers);
+    md.push('\n');
+
+    let expectations = expectations(index, qs, &answering);
+    if let Some((section, _)) = &expectations {
+        md.push_str(section);
+    }
+
+    let json = json!({
+        "questions": qs.len(),
+        "split": split.name(),
+        "retrieval": {
+            "recall@1": shipped_retrieval.recall_1,
+            "recall@3": shipped_retrieval.recall_3,
+            "recall@5": shipped_retrieval.recall_5,
+            "mrr": shipped_retrieval.mrr,
+            "multi_doc_all_pages@5": shipped_retrieval.multi_doc_all_pages_at_5,
+            "context_chars@3": shipped_retrieval.context_chars_at_3,
+            "context_chars@5": shipped_retrieval.context_chars_at_5,
+            "by_type": by_type,
+        },
+        "ablation": ablation,
+        "answering": {
+            "answerable_correct": answering.answerable_correct,
+            "answerable_wrong": answering.answerable_wrong,
+            "quote_hit": answering.quote_hit,
+            "unanswerable_declined": answering.unanswerable_declined,
+            "false_answers": answering.false_answers,
+            "balanced_accuracy": answering.balanced_accuracy,
+        },
+        "latency_ms": { "p50": p50, "p95": p95 },
+        "index_bytes": built.bytes.len(),
+        "expectations": expectations.map(|(_, v)| v),
+    });
+    (md, json)
+}
+
+/// Checks `expect_mode`, `expect_sources` and `forbid_sources` where a question states them.
+fn expectations(
+    index: &Index,
+    qs: &[&Question],
+    answering: &metrics::Answering,
+) -> Option<(String, Value)> {
+    let with: Vec<&&Question> = qs
+        .iter()
+        .filter(|q| {
+            q.expect_mode.is_some() || !q.expect_sources.is_empty() || !q.forbid_sources.is_empty()
+        })
+        .collect();
+    if with.is_empty() {
+        return None;
+    }
+    let mut md = String::from(
+        "### Expectations\n\n| id | expected mode | got | expected sources in top 5 | forbidden sources cited | pass |\n|---|---|---|---|---|---|\n",
+    );
+    let mut passed = 0;
+    let mut rows = Vec::new();
+    for q in with {
+        let Some(outcome) = answering.outcomes.iter().find(|o| o.id == q.id) else {
+            continue;
+        };
+        let got = mode_name(outcome.mode);
+        let mode_ok = q.expect_mode.as_deref().is_none_or(|m| m == got);
+        let top5: Vec<String> = shipped(index, &q.question)
+            .into_iter()
+            .take(5)
+            .filter_map(|f| index.fragments.get(f as usize))
+            .filter_map(|f| index.docs.get(f.doc as usize))
+            .map(|d| d.path.clone())
+            .collect();
+        let sources_ok = q.expect_sources.iter().all(|s| top5.contains(s));
+        let forbidden: Vec<&String> = outcome
+            .cited
+            .iter()
+            .filter(|c| q.forbid_sources.contains(c))
+            .collect();
+        let pass = mode_ok && sources_ok && forbidden.is_empty();
+        passed += usize::from(pass);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} |",
+            q.id,
+            q.expect_mode.as_deref().unwrap_or("–"),
+            got,
+            if sources_ok { "yes" } else { "no" },
+            if forbidden.is_empty() {
+                "none".to_owned()
+            } else {
+                format!("{forbidden:?}")
+            },
+            if pass { "pass" } else { "FAIL" }
+        );
+        rows.push(json!({ "id": q.id, "pass": pass, "mode": got }));
+    }
+    let _ = writeln!(md, "\n{passed} of {} pass.\n", rows.len());
+    Some((
+        md,
+        json!({ "passed": passed, "total": rows.len(), "rows": rows }),
+    ))
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Answer => "answer",
+        _ => "not-found",
+    }
+}
+
+fn row(md: &mut String, name: &str, r: &Retrieval) {
+    let multi = r
+        .multi_doc_all_pages_at_5
+        .map_or("–".to_owned(), |v| format!("{v:.3}"));
+    let _ = writeln!(
+        md,
+        "| {name} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {multi} | {:.0} | {:.0} |",
+        r.n, r.recall_1, r.recall_3, r.recall_5, r.mrr, r.context_chars_at_3, r.context_chars_at_5
+    );
+}
+
+fn list(md: &mut String, label: &str, ids: &[String]) {
+    let shown = if ids.is_empty() {
+        "none".to_owned()
+    } else {
+        ids.join(", ")
+    };
+    let _ = writeln!(md, "- {label} ({}): {shown}", ids.len());
+}

@@ -1,0 +1,127 @@
+//! The harness on the committed question sets: every file checks, and a run writes the
+//! EVAL.md JSON fields. The full tables come from `eval/run.sh`, not from `cargo test`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The shared corpora sit beside the checkout (../shared), as in CI.
+fn shared(rel: &str) -> PathBuf {
+    let path = root().join("../shared/corpora").join(rel);
+    assert!(
+        path.is_dir(),
+        "{} is missing: the shared corpora must sit beside the checkout",
+        path.display()
+    );
+    path
+}
+
+fn eval(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_eval"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn check(corpus: &Path, questions: &str) {
+    let (ok, stdout, stderr) = eval(&[
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--questions",
+        questions,
+        "--check",
+    ]);
+    assert!(ok, "{questions}: {stderr}");
+    assert!(stdout.contains("all evidence phrases found"), "{stdout}");
+}
+
+#[test]
+fn the_demo_question_set_checks() {
+    check(&root().join("corpus"), "eval/questions/corpus.json");
+}
+
+#[test]
+fn the_express_question_set_checks() {
+    check(
+        &shared("express/astro-5x/src/content/docs/en/5x"),
+        "eval/questions/express.json",
+    );
+}
+
+#[test]
+fn the_person_a_question_set_checks() {
+    check(
+        &shared("person-a/example-content"),
+        "eval/questions/person-a.json",
+    );
+}
+
+#[test]
+fn a_broken_question_file_is_refused_with_reasons() {
+    let dir = std::env::temp_dir().join(format!("onrecord-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("q.json");
+    std::fs::write(
+        &file,
+        r#"[{"id":"a","type":"lookup","question":"q?","evidence":[{"file":"faq.md","phrase":"these six words are not there"}]},
+            {"id":"a","type":"unanswerable","question":"q?","evidence":[]}]"#,
+    )
+    .unwrap();
+    let (ok, _, stderr) = eval(&[
+        "--corpus",
+        "corpus",
+        "--questions",
+        file.to_str().unwrap(),
+        "--check",
+    ]);
+    assert!(!ok);
+    assert!(stderr.contains("a: phrase not found in faq.md"), "{stderr}");
+    assert!(stderr.contains("a: duplicate id"), "{stderr}");
+}
+
+#[test]
+fn a_run_writes_the_protocol_json() {
+    let out = std::env::temp_dir().join(format!("onrecord-eval-{}.json", std::process::id()));
+    let (ok, stdout, stderr) = eval(&[
+        "--corpus",
+        "corpus",
+        "--questions",
+        "eval/questions/corpus.json",
+        "--split",
+        "test",
+        "--json",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("### Retrieval ablation"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(json["split"], "test");
+    for field in ["recall@1", "recall@3", "recall@5", "mrr"] {
+        let v = json["retrieval"][field].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&v), "{field} = {v}");
+    }
+    for field in [
+        "answerable_correct",
+        "answerable_wrong",
+        "quote_hit",
+        "unanswerable_declined",
+        "balanced_accuracy",
+    ] {
+        let v = json["answering"][field].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&v), "{field} = {v}");
+    }
+    assert!(json["index_bytes"].as_u64().unwrap() > 0);
+    assert!(
+        json["latency_ms"]["p95"].as_f64().unwrap() >= json["latency_ms"]["p50"].as_f64().unwrap()
+    );
+}
