@@ -5,6 +5,7 @@
 
 mod frontmatter;
 mod markdown;
+mod prose;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -192,6 +193,11 @@ pub fn write_index(out_dir: &Path, bytes: &[u8]) -> Result<PathBuf> {
     Ok(final_path)
 }
 
+/// Parses one page as the build does: frontmatter, template and markup cleaning, markdown.
+pub fn parse_page(rel: &str, bytes: &[u8], options: &Options) -> Result<SourceDoc> {
+    read_page(rel, bytes, options).map(|page| page.doc)
+}
+
 fn read_page(rel: &str, bytes: &[u8], options: &Options) -> Result<Page> {
     let source = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()]
@@ -212,7 +218,7 @@ fn read_page(rel: &str, bytes: &[u8], options: &Options) -> Result<Page> {
             )
         })?,
     };
-    let parsed = markdown::parse(&body);
+    let parsed = markdown::parse(&prose::clean(&body));
     let title = fm.title.clone().or(parsed.h1).unwrap_or_else(|| {
         rel.rsplit('/')
             .next()
