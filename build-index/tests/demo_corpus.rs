@@ -17,7 +17,7 @@ fn demo_index() -> (Index, Vec<u8>) {
 fn answer(question: &str) -> Answer {
     let (_, bytes) = demo_index();
     let index = Index::from_bytes(&bytes).expect("demo index decodes");
-    ask(&index, question, &AnswerConfig::DEFAULT)
+    ask(&index, None, question, &AnswerConfig::DEFAULT)
 }
 
 #[test]

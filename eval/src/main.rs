@@ -18,14 +18,17 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use build_index::{Options, build};
+use build_index::{Options, build_with};
 
 use crate::questions::Split;
 
 const USAGE: &str =
     "usage: eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT]
             [--private-dir NAME] [--fragment-chars N] [--sizes N,N,...] [--check]
-  --check   only check the question file (ids, evidence phrases) and exit";
+            [--teacher DIR --model-dir DIR]
+  --check        only check the question file (ids, evidence phrases) and exit
+  --teacher DIR  with --model-dir: build fragment vectors as build-index does, and query with
+                 the model's query-model.onq (otherwise vector methods are not measured)";
 
 pub struct Args {
     pub corpus: PathBuf,
@@ -36,6 +39,7 @@ pub struct Args {
     pub options: Options,
     pub sizes: Vec<usize>,
     pub check_only: bool,
+    pub model: Option<build_index::ModelFiles>,
 }
 
 fn main() -> ExitCode {
@@ -58,6 +62,8 @@ fn parse_args() -> Result<Args> {
     let mut options = Options::standard();
     let mut sizes = Vec::new();
     let mut check_only = false;
+    let mut teacher: Option<PathBuf> = None;
+    let mut model_dir: Option<PathBuf> = None;
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
             it.next()
@@ -96,13 +102,21 @@ fn parse_args() -> Result<Args> {
                     .collect::<Result<_>>()?;
             }
             "--check" => check_only = true,
+            "--teacher" => teacher = Some(PathBuf::from(value("--teacher")?)),
+            "--model-dir" => model_dir = Some(PathBuf::from(value("--model-dir")?)),
             other => bail!("unexpected argument '{other}'\n\n{USAGE}"),
         }
     }
     let (Some(corpus), Some(questions)) = (corpus, questions) else {
         bail!("--corpus and --questions are required\n\n{USAGE}");
     };
+    let model = match (teacher, model_dir) {
+        (Some(teacher), Some(model_dir)) => Some(build_index::ModelFiles { teacher, model_dir }),
+        (None, None) => None,
+        _ => bail!("--teacher and --model-dir go together"),
+    };
     Ok(Args {
+        model,
         corpus,
         questions,
         split,
@@ -136,8 +150,13 @@ fn run() -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let built = build(&args.corpus, &args.options)?;
-    let result = report::evaluate(&args, &questions, &built)?;
+    let embedder = args
+        .model
+        .as_ref()
+        .map(build_index::Embedder::load)
+        .transpose()?;
+    let built = build_with(&args.corpus, &args.options, embedder.as_ref())?;
+    let result = report::evaluate(&args, &questions, &built, embedder.as_ref())?;
     print!("{}", result.markdown);
     if let Some(path) = &args.markdown {
         std::fs::write(path, &result.markdown)

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use onrecord_core::{AnswerConfig, Index, Mode, ask, is_stopword, tokens};
+use onrecord_core::{AnswerConfig, Index, Mode, QueryModel, ask, is_stopword, tokens};
 use serde::Serialize;
 
 use crate::questions::{Kind, Question, normalize};
@@ -144,13 +144,18 @@ pub struct Outcome {
     pub millis: f64,
 }
 
-pub fn answering(index: &Index, questions: &[&Question], config: &AnswerConfig) -> Answering {
+pub fn answering(
+    index: &Index,
+    model: Option<&QueryModel>,
+    questions: &[&Question],
+    config: &AnswerConfig,
+) -> Answering {
     let mut res = Answering::default();
     let (mut n_ans, mut n_un) = (0usize, 0usize);
     let (mut correct, mut wrong, mut hits, mut declined) = (0usize, 0usize, 0usize, 0usize);
     for q in questions {
         let started = Instant::now();
-        let answer = ask(index, &q.question, config);
+        let answer = ask(index, model, &q.question, config);
         let millis = started.elapsed().as_secs_f64() * 1000.0;
         let answered = answer.mode != Mode::NotFound;
         let grounded = answer

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use build_index::{Build, Options, build};
-use onrecord_core::{AnswerConfig, Index, Mode, query_terms, retrieve, search};
+use build_index::{Build, Embedder, Options, build, build_with};
+use onrecord_core::{AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, retrieve_with};
 use serde_json::{Value, json};
 
 use crate::Args;
@@ -17,27 +17,39 @@ pub struct Evaluation {
 }
 
 /// A retrieval method of the ablation: a name, the index it needs and how it ranks.
-struct Method {
+struct Row<'a> {
     name: &'static str,
-    index: Index,
-    rank: fn(&Index, &str) -> Vec<u32>,
+    index: &'a Index,
+    method: Method,
 }
 
-fn bm25_only(index: &Index, question: &str) -> Vec<u32> {
-    search(index, &query_terms(index, question), DEPTH)
-        .iter()
-        .map(|h| h.fragment)
-        .collect()
+/// Everything one split's evaluation needs.
+struct Setup<'a> {
+    built: &'a Build,
+    model: Option<&'a QueryModel>,
+    rows: Vec<Row<'a>>,
+    sizes: &'a [(usize, Index, usize)],
 }
 
-fn shipped(index: &Index, question: &str) -> Vec<u32> {
-    retrieve(index, question, DEPTH)
-        .iter()
-        .map(|h| h.fragment)
-        .collect()
+impl Setup<'_> {
+    fn rank(&self, index: &Index, method: Method, question: &str) -> Vec<u32> {
+        retrieve_with(index, self.model, question, DEPTH, method)
+            .iter()
+            .map(|h| h.fragment)
+            .collect()
+    }
+
+    fn shipped(&self, index: &Index, question: &str) -> Vec<u32> {
+        self.rank(index, SHIPPED, question)
+    }
 }
 
-pub fn evaluate(args: &Args, questions: &[Question], built: &Build) -> Result<Evaluation> {
+pub fn evaluate(
+    args: &Args,
+    questions: &[Question],
+    built: &Build,
+    embedder: Option<&Embedder>,
+) -> Result<Evaluation> {
     let unstemmed = build(
         &args.corpus,
         &Options {
@@ -45,46 +57,71 @@ pub fn evaluate(args: &Args, questions: &[Question], built: &Build) -> Result<Ev
             ..args.options.clone()
         },
     )?;
-    let methods = [
-        Method {
+    let model = embedder
+        .map(|e| QueryModel::from_bytes(&e.query_model_bytes))
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("query model: {e}"))?;
+    let mut rows = vec![
+        Row {
             name: "BM25",
-            index: unstemmed.index,
-            rank: bm25_only,
+            index: &unstemmed.index,
+            method: Method::Bm25,
         },
-        Method {
+        Row {
             name: "BM25 + stemming",
-            index: built.index.clone(),
-            rank: bm25_only,
-        },
-        Method {
-            name: "shipped pipeline",
-            index: built.index.clone(),
-            rank: shipped,
+            index: &built.index,
+            method: Method::Bm25,
         },
     ];
+    if model.is_some() {
+        rows.push(Row {
+            name: "vectors only",
+            index: &built.index,
+            method: Method::Vectors,
+        });
+        rows.push(Row {
+            name: "hybrid (RRF)",
+            index: &built.index,
+            method: Method::Hybrid,
+        });
+        rows.push(Row {
+            name: "hybrid + rerank",
+            index: &built.index,
+            method: Method::HybridRerank,
+        });
+    }
     let mut sizes = Vec::new();
     for &chars in &args.sizes {
-        let b = build(
+        let b = build_with(
             &args.corpus,
             &Options {
                 fragment_chars: chars,
                 ..args.options.clone()
             },
+            embedder,
         )?;
         sizes.push((chars, b.index, b.bytes.len()));
     }
+    let setup = Setup {
+        built,
+        model: model.as_ref(),
+        rows,
+        sizes: &sizes,
+    };
 
     let mut md = String::new();
     let _ = writeln!(md, "# Evaluation: `{}`\n", args.questions.display());
     let _ = writeln!(
         md,
-        "Corpus `{}`: {} pages, {} fragments, index {} bytes (fragment size {} chars, private folder `{}`).\n",
+        "Corpus `{}`: {} pages, {} fragments, index {} bytes (fragment size {} chars, private folder `{}`, vectors: {}). Shipped retrieval: {:?}.\n",
         args.corpus.display(),
         built.index.docs.len(),
         built.index.fragments.len(),
         built.bytes.len(),
         args.options.fragment_chars,
         args.options.private_dir,
+        if model.is_some() { "yes" } else { "no" },
+        SHIPPED,
     );
     let _ = writeln!(
         md,
@@ -93,7 +130,7 @@ pub fn evaluate(args: &Args, questions: &[Question], built: &Build) -> Result<Ev
     let mut selected_json = Value::Null;
     for split in [Split::Test, Split::Dev, Split::All] {
         let qs = select(questions, split);
-        let (section, json) = evaluate_split(split, &qs, built, &methods, &sizes);
+        let (section, json) = evaluate_split(split, &qs, &setup);
         md.push_str(&section);
         if split == args.split {
             selected_json = json;
@@ -105,13 +142,8 @@ pub fn evaluate(args: &Args, questions: &[Question], built: &Build) -> Result<Ev
     })
 }
 
-fn evaluate_split(
-    split: Split,
-    qs: &[&Question],
-    built: &Build,
-    methods: &[Method],
-    sizes: &[(usize, Index, usize)],
-) -> (String, Value) {
+fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String, Value) {
+    let built = setup.built;
     let index = &built.index;
     let n_ans = qs.iter().filter(|q| q.answerable()).count();
     let mut md = String::new();
@@ -131,27 +163,30 @@ fn evaluate_split(
     );
     let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut ablation = Vec::new();
-    let mut shipped_retrieval = Retrieval::default();
-    for m in methods {
-        let r = metrics::retrieval(&m.index, qs, &|q| (m.rank)(&m.index, q));
+    for m in &setup.rows {
+        let r = metrics::retrieval(m.index, qs, &|q| setup.rank(m.index, m.method, q));
         row(&mut md, m.name, &r);
         ablation.push(json!({ "method": m.name, "result": r }));
-        shipped_retrieval = r;
     }
-    let _ = writeln!(
-        md,
-        "| vectors only, hybrid (RRF), hybrid + rerank | – | not built yet | | | | | | |\n"
-    );
+    let shipped_retrieval = metrics::retrieval(index, qs, &|q| setup.shipped(index, q));
+    row(&mut md, "shipped pipeline", &shipped_retrieval);
+    if setup.model.is_none() {
+        let _ = writeln!(
+            md,
+            "| vectors only, hybrid (RRF), hybrid + rerank | – | not measured: no --teacher/--model-dir | | | | | | |"
+        );
+    }
+    md.push('\n');
 
-    if !sizes.is_empty() {
+    if !setup.sizes.is_empty() {
         let _ = writeln!(md, "### Fragment size (shipped pipeline)\n");
         let _ = writeln!(
             md,
             "| fragment chars | index bytes | fragments | recall@1 | recall@5 | MRR | context chars @3 | @5 |"
         );
         let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for (chars, idx, bytes) in sizes {
-            let r = metrics::retrieval(idx, qs, &|q| shipped(idx, q));
+        for (chars, idx, bytes) in setup.sizes {
+            let r = metrics::retrieval(idx, qs, &|q| setup.shipped(idx, q));
             let _ = writeln!(
                 md,
                 "| {chars} | {bytes} | {} | {:.3} | {:.3} | {:.3} | {:.0} | {:.0} |",
@@ -175,7 +210,7 @@ fn evaluate_split(
         if of_kind.is_empty() {
             continue;
         }
-        let r = metrics::retrieval(index, &of_kind, &|q| shipped(index, q));
+        let r = metrics::retrieval(index, &of_kind, &|q| setup.shipped(index, q));
         let _ = writeln!(
             md,
             "| {} | {} | {:.3} | {:.3} | {:.3} |",
@@ -192,7 +227,7 @@ fn evaluate_split(
     }
     md.push('\n');
 
-    let answering = metrics::answering(index, qs, &AnswerConfig::DEFAULT);
+    let answering = metrics::answering(index, setup.model, qs, &AnswerConfig::DEFAULT);
     let latencies: Vec<f64> = answering.outcomes.iter().map(|o| o.millis).collect();
     let (p50, p95) = metrics::percentiles(&latencies);
     let _ = writeln!(md, "### Answering (all questions)\n");
@@ -241,7 +276,7 @@ fn evaluate_split(
     list(&mut md, "unanswerable, answered anyway", &false_answers);
     md.push('\n');
 
-    let expectations = expectations(index, qs, &answering);
+    let expectations = expectations(setup, qs, &answering);
     if let Some((section, _)) = &expectations {
         md.push_str(section);
     }
@@ -277,10 +312,11 @@ fn evaluate_split(
 
 /// Checks `expect_mode`, `expect_sources` and `forbid_sources` where a question states them.
 fn expectations(
-    index: &Index,
+    setup: &Setup<'_>,
     qs: &[&Question],
     answering: &metrics::Answering,
 ) -> Option<(String, Value)> {
+    let index = &setup.built.index;
     let with: Vec<&&Question> = qs
         .iter()
         .filter(|q| {
@@ -301,7 +337,8 @@ fn expectations(
         };
         let got = mode_name(outcome.mode);
         let mode_ok = q.expect_mode.as_deref().is_none_or(|m| m == got);
-        let top5: Vec<String> = shipped(index, &q.question)
+        let top5: Vec<String> = setup
+            .shipped(index, &q.question)
             .into_iter()
             .take(5)
             .filter_map(|f| index.fragments.get(f as usize))

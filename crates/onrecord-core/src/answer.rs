@@ -7,14 +7,17 @@ use std::collections::BTreeSet;
 
 use crate::bm25::{QueryTerm, query_terms};
 use crate::format::{Fragment, Index};
-use crate::retrieve::rank;
+use crate::retrieve::{SHIPPED, coverage, model_fits, rank};
 use crate::text::{Analyzer, tokens};
+use crate::vector::{QueryModel, similarity};
 
 /// Knobs of the answerer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AnswerConfig {
-    /// The least share (0..1) of the question's idf weight the top fragment must contain.
+    /// The least share (0..1) of the question's idf weight the top fragment must contain...
     pub coverage_floor: f32,
+    /// ...unless its vector is at least this similar (cosine) to the question's.
+    pub meaning_floor: f32,
     /// How many fragments retrieval ranks.
     pub top_k: usize,
 }
@@ -23,6 +26,7 @@ impl AnswerConfig {
     /// The settings the widget ships with.
     pub const DEFAULT: AnswerConfig = AnswerConfig {
         coverage_floor: 0.5,
+        meaning_floor: 0.6,
         top_k: 5,
     };
 }
@@ -61,12 +65,14 @@ pub enum Decline {
         /// The words, as the question wrote them.
         terms: Vec<String>,
     },
-    /// The best passage covers too little of the question.
+    /// The best passage covers too little of the question, in words and in meaning.
     BelowFloor {
         /// Share of the question's weight the best passage covers.
         coverage: f32,
         /// The floor it had to reach.
         floor: f32,
+        /// Cosine similarity of the passage to the question, when vectors were available.
+        meaning: Option<f32>,
     },
 }
 
@@ -100,8 +106,14 @@ pub struct Citation {
     pub fragment_count: u32,
 }
 
-/// Answers `question` from `index`: quotes or declines. Never fails.
-pub fn ask(index: &Index, question: &str, config: &AnswerConfig) -> Answer {
+/// Answers `question` from `index` (with vectors when `model` fits it): quotes or declines.
+/// Never fails.
+pub fn ask(
+    index: &Index,
+    model: Option<&QueryModel>,
+    question: &str,
+    config: &AnswerConfig,
+) -> Answer {
     let terms = query_terms(index, question);
     let missing_terms: Vec<String> = terms
         .iter()
@@ -122,7 +134,10 @@ pub fn ask(index: &Index, question: &str, config: &AnswerConfig) -> Answer {
             terms: missing_terms.clone(),
         });
     }
-    let Some(top) = rank(index, &terms, config.top_k).first().copied() else {
+    let Some(top) = rank(index, model, question, &terms, config.top_k, SHIPPED)
+        .first()
+        .copied()
+    else {
         return decline(Decline::NeverMentioned {
             terms: missing_terms.clone(),
         });
@@ -131,10 +146,16 @@ pub fn ask(index: &Index, question: &str, config: &AnswerConfig) -> Answer {
         return decline(Decline::NoContentWords);
     };
     let coverage = coverage(index, &terms, top.fragment);
-    if coverage < config.coverage_floor {
+    let meaning = model
+        .filter(|m| model_fits(index, m))
+        .and_then(|m| m.embed(question))
+        .and_then(|q| similarity(index, top.fragment, &q));
+    let meaning_ok = meaning.is_some_and(|m| m >= config.meaning_floor);
+    if coverage < config.coverage_floor && !meaning_ok {
         return decline(Decline::BelowFloor {
             coverage,
             floor: config.coverage_floor,
+            meaning,
         });
     }
     let (start, end) = best_sentence(index, fragment, &terms);
@@ -155,22 +176,6 @@ pub fn ask(index: &Index, question: &str, config: &AnswerConfig) -> Answer {
         decline: None,
         missing_terms,
     }
-}
-
-/// Share of the question's idf weight whose words occur in the fragment (title and headings count).
-fn coverage(index: &Index, terms: &[QueryTerm], frag: u32) -> f32 {
-    let total: f32 = terms.iter().map(|t| t.idf).sum();
-    let covered: f32 = terms
-        .iter()
-        .filter(|t| {
-            t.term_ids
-                .iter()
-                .filter_map(|&id| index.terms.get(id))
-                .any(|p| p.postings.binary_search_by_key(&frag, |&(f, _)| f).is_ok())
-        })
-        .map(|t| t.idf)
-        .sum();
-    if total > 0.0 { covered / total } else { 0.0 }
 }
 
 /// The sentence carrying most of the question's idf weight; the first one on a tie.

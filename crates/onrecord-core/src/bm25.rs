@@ -124,6 +124,7 @@ impl IndexBuilder {
             corpus_hash: [0; 32],
             default_lang: self.default_lang,
             settings: self.settings,
+            vectors: None,
             avg_fragment_terms: (self.total_terms as f64 / n_frags) as f32,
             docs: self.docs,
             fragments: self.fragments,

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bm25::Bm25Params;
 use crate::text::Lang;
+use crate::vector::VectorIndex;
 
 /// The first eight bytes of every index file.
 pub const MAGIC: [u8; 8] = *b"ONRINDEX";
@@ -45,6 +46,8 @@ pub struct Index {
     pub terms: Vec<TermPostings>,
     /// Mean number of indexed terms per fragment.
     pub avg_fragment_terms: f32,
+    /// Fragment vectors, when the index was built with an embedding model.
+    pub vectors: Option<VectorIndex>,
 }
 
 /// Build settings that queries depend on.
@@ -314,6 +317,9 @@ impl Index {
             {
                 return Err(DecodeError::Invalid("a posting names a missing fragment"));
             }
+        }
+        if let Some(vectors) = &self.vectors {
+            vectors.validate(n_frags)?;
         }
         Ok(())
     }

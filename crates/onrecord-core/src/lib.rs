@@ -27,12 +27,12 @@
 //! let bytes = builder.finish().to_bytes([0; 32]).unwrap();
 //! let index = Index::from_bytes(&bytes).unwrap();
 //!
-//! let answer = ask(&index, "When does my refund arrive?", &AnswerConfig::DEFAULT);
+//! let answer = ask(&index, None, "When does my refund arrive?", &AnswerConfig::DEFAULT);
 //! assert_eq!(answer.mode, Mode::Answer);
 //! assert_eq!(answer.quotes[0].text, "Refunds arrive within 14 days.");
 //! assert_eq!(answer.quotes[0].citation.url, "/shop/returns/#refunds");
 //!
-//! let answer = ask(&index, "What is the capital of France?", &AnswerConfig::DEFAULT);
+//! let answer = ask(&index, None, "What is the capital of France?", &AnswerConfig::DEFAULT);
 //! assert_eq!(answer.mode, Mode::NotFound);
 //! ```
 #![warn(missing_docs)]
@@ -46,6 +46,8 @@ mod format;
 mod retrieve;
 mod sentence;
 mod text;
+mod vector;
+mod wordpiece;
 
 pub use crate::answer::{Answer, AnswerConfig, Citation, Decline, Mode, Quote, ask};
 pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};
@@ -54,6 +56,10 @@ pub use crate::format::{
     DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
     MAGIC, TermPostings,
 };
-pub use crate::retrieve::retrieve;
+pub use crate::retrieve::{Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_with};
 pub use crate::sentence::sentences;
 pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
+pub use crate::vector::{
+    MODEL_VERSION, QueryModel, VectorIndex, encode_query_model, search_vectors,
+};
+pub use crate::wordpiece::{WordPiece, basic_tokens};

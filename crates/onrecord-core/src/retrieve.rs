@@ -1,14 +1,167 @@
-//! The shipped retrieval pipeline: what `ask`, the widget and the eval's "shipped" row use.
+//! Retrieval: BM25, vectors, their fusion by reciprocal rank, a cheap rerank and the per-page cap.
+//!
+//! The eval compares every [`Method`]; `ask` and the widget use [`SHIPPED`]. Without a query
+//! model (not loaded yet, or built for another index) the vector list is empty and the hybrid
+//! methods rank exactly as BM25 does, so the first lexical answer never waits for the model.
+
+use std::collections::BTreeMap;
 
 use crate::bm25::{Hit, QueryTerm, query_terms, search};
 use crate::format::Index;
+use crate::vector::{QueryModel, search_vectors};
 
-/// Ranks fragments for a question and returns the best `k`.
-pub fn retrieve(index: &Index, question: &str, k: usize) -> Vec<Hit> {
-    rank(index, &query_terms(index, question), k)
+/// A retrieval method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// BM25 over the index's (stemmed) terms.
+    Bm25,
+    /// Cosine similarity of the question's static embedding and the fragment vectors.
+    Vectors,
+    /// Reciprocal rank fusion of BM25 and vectors.
+    Hybrid,
+    /// [`Method::Hybrid`] reranked by how much of the question each fragment covers.
+    HybridRerank,
 }
 
-/// [`retrieve`] for a question already analysed into terms.
-pub(crate) fn rank(index: &Index, terms: &[QueryTerm], k: usize) -> Vec<Hit> {
-    search(index, terms, k)
+/// The method `ask` and the widget use; chosen on the eval's dev split.
+pub const SHIPPED: Method = Method::Hybrid;
+
+/// How many candidates each list contributes to fusion.
+const CANDIDATES: usize = 50;
+/// The reciprocal-rank constant (Cormack et al.).
+const RRF_C: f32 = 60.0;
+/// At most this many fragments of one page among the first `CAP_WINDOW` results.
+const PER_PAGE: usize = 3;
+const CAP_WINDOW: usize = 5;
+/// Weight of lexical coverage in the rerank, in units of a first-place RRF vote.
+const RERANK_WEIGHT: f32 = 1.0;
+
+/// Ranks fragments for a question with the shipped method and returns the best `k`.
+pub fn retrieve(index: &Index, model: Option<&QueryModel>, question: &str, k: usize) -> Vec<Hit> {
+    retrieve_with(index, model, question, k, SHIPPED)
+}
+
+/// Ranks fragments for a question with `method`.
+pub fn retrieve_with(
+    index: &Index,
+    model: Option<&QueryModel>,
+    question: &str,
+    k: usize,
+    method: Method,
+) -> Vec<Hit> {
+    rank(
+        index,
+        model,
+        question,
+        &query_terms(index, question),
+        k,
+        method,
+    )
+}
+
+/// Whether `model` embeds questions into the space of this index's vectors.
+pub fn model_fits(index: &Index, model: &QueryModel) -> bool {
+    index
+        .vectors
+        .as_ref()
+        .is_some_and(|v| v.model_checksum == model.checksum() && v.dims as usize == model.dims())
+}
+
+pub(crate) fn rank(
+    index: &Index,
+    model: Option<&QueryModel>,
+    question: &str,
+    terms: &[QueryTerm],
+    k: usize,
+    method: Method,
+) -> Vec<Hit> {
+    let lexical = || search(index, terms, CANDIDATES);
+    let semantic = || {
+        model
+            .filter(|m| model_fits(index, m))
+            .and_then(|m| m.embed(question))
+            .map(|q| search_vectors(index, &q, CANDIDATES))
+            .unwrap_or_default()
+    };
+    let ranked = match method {
+        Method::Bm25 => lexical(),
+        Method::Vectors => semantic(),
+        Method::Hybrid => reciprocal_rank(&[lexical(), semantic()]),
+        Method::HybridRerank => {
+            let mut fused = reciprocal_rank(&[lexical(), semantic()]);
+            for hit in &mut fused {
+                hit.score += RERANK_WEIGHT / (RRF_C + 1.0) * coverage(index, terms, hit.fragment);
+            }
+            sort(&mut fused);
+            fused
+        }
+    };
+    cap_per_page(index, ranked, k)
+}
+
+/// Reciprocal rank fusion: each list votes 1 / (c + rank) for its fragments.
+pub fn reciprocal_rank(lists: &[Vec<Hit>]) -> Vec<Hit> {
+    let mut scores: BTreeMap<u32, f32> = BTreeMap::new();
+    for list in lists {
+        for (rank, hit) in list.iter().enumerate() {
+            *scores.entry(hit.fragment).or_default() += 1.0 / (RRF_C + rank as f32 + 1.0);
+        }
+    }
+    let mut fused: Vec<Hit> = scores
+        .into_iter()
+        .map(|(fragment, score)| Hit { fragment, score })
+        .collect();
+    sort(&mut fused);
+    fused
+}
+
+/// Share (0..1) of the question's idf weight whose words occur in the fragment.
+pub(crate) fn coverage(index: &Index, terms: &[QueryTerm], frag: u32) -> f32 {
+    let total: f32 = terms.iter().map(|t| t.idf).sum();
+    let covered: f32 = terms
+        .iter()
+        .filter(|t| {
+            t.term_ids
+                .iter()
+                .filter_map(|&id| index.terms.get(id))
+                .any(|p| p.postings.binary_search_by_key(&frag, |&(f, _)| f).is_ok())
+        })
+        .map(|t| t.idf)
+        .sum();
+    if total > 0.0 { covered / total } else { 0.0 }
+}
+
+fn sort(hits: &mut [Hit]) {
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.fragment.cmp(&b.fragment))
+    });
+}
+
+/// Keeps at most `PER_PAGE` fragments of one page in the first `CAP_WINDOW` places; the rest
+/// move down, in order. Returns the first `k`.
+fn cap_per_page(index: &Index, ranked: Vec<Hit>, k: usize) -> Vec<Hit> {
+    let mut head = Vec::new();
+    let mut deferred = Vec::new();
+    let mut per_doc: BTreeMap<u32, usize> = BTreeMap::new();
+    for hit in ranked {
+        let doc = index
+            .fragments
+            .get(hit.fragment as usize)
+            .map_or(u32::MAX, |f| f.doc);
+        let count = per_doc.entry(doc).or_default();
+        if head.len() < CAP_WINDOW && *count >= PER_PAGE {
+            deferred.push(hit);
+        } else {
+            *count += 1;
+            head.push(hit);
+        }
+    }
+    let split = head.len().min(CAP_WINDOW);
+    let tail = head.split_off(split);
+    head.extend(deferred);
+    head.extend(tail);
+    head.truncate(k);
+    head
 }

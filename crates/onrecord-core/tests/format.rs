@@ -2,7 +2,7 @@
 
 use onrecord_core::{
     Block, BlockKind, DecodeError, FORMAT_VERSION, HEADER_LEN, Index, IndexBuilder, IndexSettings,
-    Lang, SourceDoc, SourceSection, chunk,
+    Lang, SourceDoc, SourceSection, VectorIndex, chunk,
 };
 use proptest::prelude::*;
 
@@ -45,7 +45,13 @@ fn fixture() -> Index {
     for doc in &docs {
         builder.add(doc, &chunk(doc, 800));
     }
-    builder.finish()
+    let mut index = builder.finish();
+    let mut vectors = VectorIndex::new(0xfeed_beef, 4);
+    for i in 0..index.fragments.len() {
+        vectors.push(&[1.0, i as f32, -0.5, 0.25]);
+    }
+    index.vectors = Some(vectors);
+    index
 }
 
 fn fixture_bytes() -> Vec<u8> {
@@ -183,6 +189,14 @@ fn a_well_checksummed_but_inconsistent_payload_is_invalid() {
     assert_eq!(
         err,
         DecodeError::Invalid("a posting names a missing fragment")
+    );
+
+    let mut index = fixture();
+    index.vectors.as_mut().unwrap().scales.pop();
+    let err = Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).unwrap_err();
+    assert_eq!(
+        err,
+        DecodeError::Invalid("vector count does not match the fragments")
     );
 
     let mut index = fixture();

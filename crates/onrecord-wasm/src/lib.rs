@@ -6,7 +6,7 @@
 mod api;
 
 use gloo_net::http::Request;
-use onrecord_core::{AnswerConfig, Index, ask};
+use onrecord_core::{AnswerConfig, Index, QueryModel as CoreQueryModel, ask, model_fits};
 use wasm_bindgen::prelude::*;
 
 use crate::api::{AnswerDto, IndexInfoDto};
@@ -15,6 +15,24 @@ use crate::api::{AnswerDto, IndexInfoDto};
 #[wasm_bindgen]
 pub struct Engine {
     index: Index,
+    model: Option<CoreQueryModel>,
+}
+
+/// A loaded query-embedding model, to hand to [`Engine::set_query_model`].
+#[wasm_bindgen]
+pub struct QueryModel {
+    inner: CoreQueryModel,
+}
+
+#[wasm_bindgen]
+impl QueryModel {
+    /// Reads a query-model file; corrupt or foreign bytes give an error.
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: &[u8]) -> Result<QueryModel, JsError> {
+        let inner = CoreQueryModel::from_bytes(bytes)
+            .map_err(|e| JsError::new(&format!("query model: {e}")))?;
+        Ok(QueryModel { inner })
+    }
 }
 
 #[wasm_bindgen]
@@ -23,7 +41,7 @@ impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<Engine, JsError> {
         let index = Index::from_bytes(bytes).map_err(|e| JsError::new(&e.to_string()))?;
-        Ok(Engine { index })
+        Ok(Engine { index, model: None })
     }
 
     /// Answers a question: quotes with citations, or a decline that says why.
@@ -31,9 +49,29 @@ impl Engine {
     pub fn ask(&self, question: &str) -> Result<JsValue, JsError> {
         to_js(&AnswerDto::from(ask(
             &self.index,
+            self.model.as_ref(),
             question,
             &AnswerConfig::DEFAULT,
         )))
+    }
+
+    /// Whether the index has fragment vectors (then a query model can improve retrieval).
+    #[wasm_bindgen(js_name = hasVectors)]
+    pub fn has_vectors(&self) -> bool {
+        self.index.vectors.is_some()
+    }
+
+    /// Adds the query model, after which questions are also matched by meaning. Refused when
+    /// the model is not the one the index was built for.
+    #[wasm_bindgen(js_name = setQueryModel)]
+    pub fn set_query_model(&mut self, model: QueryModel) -> Result<(), JsError> {
+        if !model_fits(&self.index, &model.inner) {
+            return Err(JsError::new(
+                "query model does not match this index; rebuild both together",
+            ));
+        }
+        self.model = Some(model.inner);
+        Ok(())
     }
 
     /// Counts and the corpus hash of the loaded index.
@@ -57,13 +95,23 @@ impl Engine {
 /// Fetches an index over HTTP and builds an engine from it.
 #[wasm_bindgen(js_name = loadEngine)]
 pub async fn load_engine(url: String) -> Result<Engine, JsError> {
-    let response = Request::get(&url)
+    Engine::new(&fetch(&url, "search index").await?)
+}
+
+/// Fetches a query model over HTTP.
+#[wasm_bindgen(js_name = loadQueryModel)]
+pub async fn load_query_model(url: String) -> Result<QueryModel, JsError> {
+    QueryModel::new(&fetch(&url, "query model").await?)
+}
+
+async fn fetch(url: &str, what: &str) -> Result<Vec<u8>, JsError> {
+    let response = Request::get(url)
         .send()
         .await
-        .map_err(|e| JsError::new(&format!("could not fetch the search index {url}: {e}")))?;
+        .map_err(|e| JsError::new(&format!("could not fetch the {what} {url}: {e}")))?;
     if !response.ok() {
         return Err(JsError::new(&format!(
-            "could not fetch the search index {url}: HTTP {} {}",
+            "could not fetch the {what} {url}: HTTP {} {}",
             response.status(),
             response.status_text()
         )));
@@ -71,8 +119,8 @@ pub async fn load_engine(url: String) -> Result<Engine, JsError> {
     let bytes = response
         .binary()
         .await
-        .map_err(|e| JsError::new(&format!("could not read the search index {url}: {e}")))?;
-    Engine::new(&bytes)
+        .map_err(|e| JsError::new(&format!("could not read the {what} {url}: {e}")))?;
+    Ok(bytes)
 }
 
 fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> {

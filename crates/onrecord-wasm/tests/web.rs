@@ -2,12 +2,38 @@
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::Reflect;
-use onrecord_core::{Block, IndexBuilder, IndexSettings, Lang, SourceDoc, SourceSection, chunk};
-use onrecord_wasm::{Engine, load_engine};
+use onrecord_core::{
+    Block, IndexBuilder, IndexSettings, Lang, QueryModel as CoreModel, SourceDoc, SourceSection,
+    VectorIndex, chunk, encode_query_model,
+};
+use onrecord_wasm::{Engine, QueryModel, load_engine};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
+
+/// A toy query model whose one known word, "reimbursement", points at the refunds fragment.
+fn model_bytes(dims: u32) -> Vec<u8> {
+    let vocab: Vec<String> = ["[UNK]", "reimbursement"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut row = vec![0.0; dims as usize];
+    row[0] = 1.0;
+    encode_query_model(&vocab, dims, &[(1, row)])
+}
+
+/// The index of `index_bytes`, with vectors for the toy model.
+fn index_with_vectors() -> Vec<u8> {
+    let mut index = onrecord_core::Index::from_bytes(&index_bytes()).unwrap();
+    let model = CoreModel::from_bytes(&model_bytes(2)).unwrap();
+    let mut vectors = VectorIndex::new(model.checksum(), 2);
+    for _ in &index.fragments {
+        vectors.push(&[1.0, 0.0]);
+    }
+    index.vectors = Some(vectors);
+    index.to_bytes([1; 32]).unwrap()
+}
 
 fn index_bytes() -> Vec<u8> {
     let doc = SourceDoc {
@@ -99,4 +125,35 @@ async fn load_engine_reports_a_missing_index() {
         .expect("404 is an error");
     let msg = error_message(err);
     assert!(msg.contains("HTTP 404"), "{msg}");
+}
+
+#[wasm_bindgen_test]
+fn a_fitting_query_model_adds_matching_by_meaning() {
+    let mut engine = Engine::new(&index_with_vectors()).unwrap();
+    assert!(engine.has_vectors());
+    // Lexically, "reimbursement" is never mentioned.
+    assert_eq!(
+        get(&engine.ask("reimbursement timing").unwrap(), "mode"),
+        "not-found"
+    );
+    engine
+        .set_query_model(QueryModel::new(&model_bytes(2)).unwrap())
+        .unwrap();
+    let answer = engine.ask("refunds reimbursement").unwrap();
+    assert_eq!(
+        get(&answer, "quotes.0.citation.url"),
+        "/shop/returns/#refunds"
+    );
+}
+
+#[wasm_bindgen_test]
+fn a_query_model_for_another_index_is_refused() {
+    let mut engine = Engine::new(&index_with_vectors()).unwrap();
+    let err = engine
+        .set_query_model(QueryModel::new(&model_bytes(3)).unwrap())
+        .err()
+        .unwrap();
+    assert!(error_message(err).contains("does not match this index"));
+    let err = QueryModel::new(b"ONRQMODL garbage").err().unwrap();
+    assert!(error_message(err).starts_with("query model:"));
 }

@@ -1,0 +1,399 @@
+//! Vectors: the query-side static embedding model, the fragment vectors in the index, and
+//! brute-force cosine search over int8 vectors.
+//!
+//! Documents are embedded at build time by the full transformer (in `build-index`) and projected
+//! into the model's space; in the browser only the question is embedded, by summing the static
+//! rows of its WordPiece tokens ([`QueryModel::embed`]). The model file layout (little-endian):
+//!
+//! | field | |
+//! |---|---|
+//! | magic `ONRQMODL`, u32 version 1, u32 dims, u32 vocab_len, u32 n_rows | header |
+//! | vocab_len × (u8 length, UTF-8 bytes) | WordPiece vocabulary in id order |
+//! | n_rows × (u32 token id, f32 scale, dims × i8) | rows sorted by token id |
+//! | u32 CRC-32 of everything before | checksum |
+
+use serde::{Deserialize, Serialize};
+
+use crate::bm25::Hit;
+use crate::format::{DecodeError, Index};
+use crate::wordpiece::WordPiece;
+
+const MODEL_MAGIC: [u8; 8] = *b"ONRQMODL";
+/// The query-model file version this build reads.
+pub const MODEL_VERSION: u32 = 1;
+const NO_ROW: u32 = u32::MAX;
+
+/// The static query embedder.
+#[derive(Debug, Clone)]
+pub struct QueryModel {
+    dims: usize,
+    wordpiece: WordPiece,
+    /// Row index per token id, or `NO_ROW`.
+    row_of: Vec<u32>,
+    scales: Vec<f32>,
+    data: Vec<i8>,
+    checksum: u32,
+}
+
+impl QueryModel {
+    /// Reads a model file, checking magic, version, checksum and every length. Never panics.
+    pub fn from_bytes(bytes: &[u8]) -> Result<QueryModel, DecodeError> {
+        let mut r = Reader { bytes, pos: 0 };
+        if bytes.len() < 28 {
+            return Err(DecodeError::TooShort { len: bytes.len() });
+        }
+        if r.take(8)? != MODEL_MAGIC {
+            return Err(DecodeError::BadMagic);
+        }
+        let version = r.u32()?;
+        if version != MODEL_VERSION {
+            return Err(DecodeError::UnsupportedVersion {
+                found: version,
+                supported: MODEL_VERSION,
+            });
+        }
+        let body_len = bytes.len() - 4;
+        let expected = u32::from_le_bytes(array(&bytes[body_len..]));
+        let found = crc32fast::hash(&bytes[..body_len]);
+        if expected != found {
+            return Err(DecodeError::ChecksumMismatch { expected, found });
+        }
+        let dims = r.u32()? as usize;
+        let vocab_len = r.u32()? as usize;
+        let n_rows = r.u32()? as usize;
+        if dims == 0 || dims > 4096 {
+            return Err(DecodeError::Invalid("model dimensions out of range"));
+        }
+        // Each vocabulary entry takes at least one byte and each row 8 + dims bytes, so these
+        // bounds keep allocations proportional to the input.
+        if vocab_len > body_len || n_rows.saturating_mul(8 + dims) > body_len {
+            return Err(DecodeError::Invalid("model counts exceed the file size"));
+        }
+        let mut vocab = Vec::with_capacity(vocab_len);
+        for _ in 0..vocab_len {
+            let len = r.take(1)?[0] as usize;
+            let token = std::str::from_utf8(r.take(len)?)
+                .map_err(|_| DecodeError::Invalid("model vocabulary is not UTF-8"))?;
+            vocab.push(token.to_owned());
+        }
+        let mut row_of = vec![NO_ROW; vocab_len];
+        let mut scales = Vec::with_capacity(n_rows);
+        let mut data = Vec::with_capacity(n_rows * dims);
+        let mut last_id = None;
+        for row in 0..n_rows {
+            let id = r.u32()?;
+            if last_id.is_some_and(|last| id <= last) {
+                return Err(DecodeError::Invalid(
+                    "model rows are not sorted by token id",
+                ));
+            }
+            last_id = Some(id);
+            let slot = row_of
+                .get_mut(id as usize)
+                .ok_or(DecodeError::Invalid("model row names a missing token"))?;
+            *slot = row as u32;
+            let scale = f32::from_le_bytes(array(r.take(4)?));
+            if !scale.is_finite() {
+                return Err(DecodeError::Invalid("model row scale is not finite"));
+            }
+            scales.push(scale);
+            data.extend(r.take(dims)?.iter().map(|&b| b as i8));
+        }
+        if r.pos != body_len {
+            return Err(DecodeError::TrailingBytes {
+                extra: (body_len - r.pos) as u64,
+            });
+        }
+        Ok(QueryModel {
+            dims,
+            wordpiece: WordPiece::new(&vocab),
+            row_of,
+            scales,
+            data,
+            checksum: expected,
+        })
+    }
+
+    /// The model's dimensions.
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// The model's checksum: an index built for this model records it.
+    pub fn checksum(&self) -> u32 {
+        self.checksum
+    }
+
+    /// The tokenizer of the model's vocabulary.
+    pub fn wordpiece(&self) -> &WordPiece {
+        &self.wordpiece
+    }
+
+    /// The unit-length embedding of `text`, or `None` when no token of it has a row.
+    pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
+        let mut sum = vec![0f32; self.dims];
+        let mut hit = false;
+        for id in self.wordpiece.tokenize(text) {
+            let Some(&row) = self.row_of.get(id as usize) else {
+                continue;
+            };
+            if row == NO_ROW {
+                continue;
+            }
+            let start = row as usize * self.dims;
+            let (Some(values), Some(&scale)) = (
+                self.data.get(start..start + self.dims),
+                self.scales.get(row as usize),
+            ) else {
+                continue;
+            };
+            for (s, &v) in sum.iter_mut().zip(values) {
+                *s += scale * f32::from(v);
+            }
+            hit = true;
+        }
+        normalize(&mut sum).then_some(sum).filter(|_| hit)
+    }
+}
+
+/// Fragment vectors: one int8 row (with its scale) per fragment, for the model with `model_checksum`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorIndex {
+    /// Checksum of the query model whose space these vectors are in.
+    pub model_checksum: u32,
+    /// Dimensions per vector.
+    pub dims: u32,
+    /// One scale per fragment.
+    pub scales: Vec<f32>,
+    /// `fragments × dims` int8 values, row by row.
+    pub data: Vec<i8>,
+}
+
+impl VectorIndex {
+    /// An empty index for vectors of `dims` dimensions.
+    pub fn new(model_checksum: u32, dims: u32) -> VectorIndex {
+        VectorIndex {
+            model_checksum,
+            dims,
+            scales: Vec::new(),
+            data: Vec::new(),
+        }
+    }
+
+    /// Appends one vector (normalised, then quantised to int8 with one scale).
+    pub fn push(&mut self, vector: &[f32]) {
+        let mut v: Vec<f32> = vector.iter().copied().take(self.dims as usize).collect();
+        v.resize(self.dims as usize, 0.0);
+        normalize(&mut v);
+        let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+        let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
+        self.scales.push(scale);
+        self.data.extend(
+            v.iter()
+                .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8),
+        );
+    }
+
+    /// Checks that the vectors cover exactly `n_fragments` fragments.
+    pub(crate) fn validate(&self, n_fragments: usize) -> Result<(), DecodeError> {
+        let dims = self.dims as usize;
+        if dims == 0
+            || self.scales.len() != n_fragments
+            || Some(self.data.len()) != n_fragments.checked_mul(dims)
+        {
+            return Err(DecodeError::Invalid(
+                "vector count does not match the fragments",
+            ));
+        }
+        if self.scales.iter().any(|s| !s.is_finite()) {
+            return Err(DecodeError::Invalid("a vector scale is not finite"));
+        }
+        Ok(())
+    }
+}
+
+/// The `k` fragments whose vectors are most similar (cosine) to `query`.
+pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
+    let Some(vectors) = &index.vectors else {
+        return Vec::new();
+    };
+    let dims = vectors.dims as usize;
+    if dims == 0 || query.len() != dims {
+        return Vec::new();
+    }
+    let mut hits: Vec<Hit> = vectors
+        .data
+        .chunks_exact(dims)
+        .zip(&vectors.scales)
+        .enumerate()
+        .map(|(i, (row, scale))| {
+            let dot: f32 = row.iter().zip(query).map(|(&v, q)| f32::from(v) * q).sum();
+            Hit {
+                fragment: i as u32,
+                score: dot * scale,
+            }
+        })
+        .collect();
+    let k = k.min(hits.len());
+    if k == 0 {
+        return Vec::new();
+    }
+    let order = |a: &Hit, b: &Hit| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.fragment.cmp(&b.fragment))
+    };
+    hits.select_nth_unstable_by(k - 1, order);
+    hits.truncate(k);
+    hits.sort_by(order);
+    hits
+}
+
+/// Cosine similarity of fragment `frag`'s vector and the unit vector `query`.
+pub(crate) fn similarity(index: &Index, frag: u32, query: &[f32]) -> Option<f32> {
+    let vectors = index.vectors.as_ref()?;
+    let dims = vectors.dims as usize;
+    let start = (frag as usize).checked_mul(dims)?;
+    let row = vectors.data.get(start..start.checked_add(dims)?)?;
+    let scale = vectors.scales.get(frag as usize)?;
+    (query.len() == dims).then(|| {
+        row.iter()
+            .zip(query)
+            .map(|(&v, q)| f32::from(v) * q)
+            .sum::<f32>()
+            * scale
+    })
+}
+
+/// Scales `v` to unit length; false when it is all zeros.
+fn normalize(v: &mut [f32]) -> bool {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 && norm.is_finite() {
+        v.iter_mut().for_each(|x| *x /= norm);
+        true
+    } else {
+        false
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len().saturating_sub(4));
+        let Some(end) = end else {
+            return Err(DecodeError::Truncated {
+                expected: (self.pos + n) as u64,
+                found: self.bytes.len() as u64,
+            });
+        };
+        let slice = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(slice)
+    }
+
+    fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_le_bytes(array(self.take(4)?)))
+    }
+}
+
+fn array<const N: usize>(bytes: &[u8]) -> [u8; N] {
+    let mut out = [0; N];
+    out.copy_from_slice(&bytes[..N]);
+    out
+}
+
+/// Writes a model file in the layout above (used by tests and tools; the shipped model is made
+/// by `build-index/model/build.sh`).
+pub fn encode_query_model(vocab: &[String], dims: u32, rows: &[(u32, Vec<f32>)]) -> Vec<u8> {
+    let mut out = MODEL_MAGIC.to_vec();
+    for n in [MODEL_VERSION, dims, vocab.len() as u32, rows.len() as u32] {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    for token in vocab {
+        let bytes = token.as_bytes();
+        let len = bytes.len().min(255);
+        out.push(len as u8);
+        out.extend_from_slice(&bytes[..len]);
+    }
+    for (id, v) in rows {
+        let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+        let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
+        out.extend_from_slice(&id.to_le_bytes());
+        out.extend_from_slice(&scale.to_le_bytes());
+        out.extend(
+            v.iter()
+                .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8 as u8),
+        );
+    }
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn toy() -> Vec<u8> {
+        let vocab: Vec<String> = ["[UNK]", "bike", "return", "refund"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        encode_query_model(
+            &vocab,
+            3,
+            &[
+                (1, vec![1.0, 0.0, 0.0]),
+                (2, vec![0.0, 1.0, 0.0]),
+                (3, vec![0.0, 0.9, 0.1]),
+            ],
+        )
+    }
+
+    #[test]
+    fn embeds_by_summing_token_rows() {
+        let model = QueryModel::from_bytes(&toy()).unwrap();
+        let v = model.embed("Return bike").unwrap();
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        assert!(
+            (v[0] - s).abs() < 0.01 && (v[1] - s).abs() < 0.01 && v[2].abs() < 0.01,
+            "{v:?}"
+        );
+        assert_eq!(model.embed("nothing known"), None);
+    }
+
+    #[test]
+    fn every_truncation_and_bit_flip_is_an_error() {
+        let bytes = toy();
+        for len in 0..bytes.len() {
+            assert!(QueryModel::from_bytes(&bytes[..len]).is_err(), "{len}");
+        }
+        for i in 0..bytes.len() * 8 {
+            let mut b = bytes.clone();
+            b[i / 8] ^= 1 << (i % 8);
+            assert!(QueryModel::from_bytes(&b).is_err(), "bit {i}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(mut bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+            let _ = QueryModel::from_bytes(&bytes);
+            // With a valid magic, version and checksum, the body is parsed: still no panic.
+            let mut head = MODEL_MAGIC.to_vec();
+            head.extend_from_slice(&MODEL_VERSION.to_le_bytes());
+            head.append(&mut bytes);
+            let crc = crc32fast::hash(&head);
+            head.extend_from_slice(&crc.to_le_bytes());
+            let _ = QueryModel::from_bytes(&head);
+        }
+    }
+}

@@ -1,0 +1,51 @@
+// Browser benchmark: load each benchmark index, ask the same questions repeatedly, report the
+// median and 95th percentile per size as JSON in #out (read by tests/e2e/bench.mjs).
+const QUESTIONS = [
+  'How do I run the test suite?', 'What is the query system?', 'How does incremental compilation work?',
+  'Where is the borrow checker implemented?', 'How do I build the compiler from source?', 'What is MIR?',
+  'How are diagnostics emitted?', 'What does the trait solver do?', 'How do I add a new feature gate?',
+  'How does name resolution work?', 'What is the HIR?', 'How do I debug the compiler?', 'What is a lang item?',
+  'How does monomorphization work?', 'How are lints implemented?', 'What is x.py?',
+  'How do I profile the compiler?', 'How does type inference work?', 'What are opaque types?',
+  'How do I write a UI test?',
+];
+const ROUNDS = 10;
+
+const out = document.getElementById('out');
+try {
+  const wasm = await import('./dist/pkg/onrecord_wasm.js');
+  await wasm.default();
+  const results = {};
+  let model = null;
+  for (const size of ['1k', '10k', '100k']) {
+    let t = performance.now();
+    const engine = await wasm.loadEngine(`dist/bench/index-${size}.onr`);
+    const loadMs = performance.now() - t;
+    const modes = [['lexical', false]];
+    if (engine.hasVectors()) modes.push(['hybrid', true]);
+    results[size] = { fragments: engine.info().fragments, load_ms: loadMs };
+    for (const [name, withModel] of modes) {
+      if (withModel) {
+        model = await wasm.loadQueryModel('dist/bench/query-model.onq');
+        engine.setQueryModel(model);
+      }
+      const times = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        for (const q of QUESTIONS) {
+          t = performance.now();
+          engine.ask(q);
+          times.push(performance.now() - t);
+        }
+      }
+      times.sort((a, b) => a - b);
+      const at = (p) => times[Math.round((times.length - 1) * p)];
+      results[size][name] = { n: times.length, p50_ms: at(0.5), p95_ms: at(0.95) };
+    }
+    engine.free();
+  }
+  out.textContent = JSON.stringify(results, null, 2);
+  out.dataset.done = 'yes';
+} catch (err) {
+  out.textContent = `benchmark failed: ${err.message ?? err}`;
+  out.dataset.done = 'failed';
+}
