@@ -84,6 +84,20 @@ function render(answer, result, status) {
       result.append(el('div', { class: 'onrecord-answer', 'data-mode': answer.mode }, block, cite));
     }
     status.textContent = `Answered with ${answer.quotes.length} quote${answer.quotes.length === 1 ? '' : 's'}.`;
+  } else if (answer.mode === 'related-material') {
+    // A private note bears on the question: say where the moment lives, never what it says.
+    const box = el('div', { class: 'onrecord-related', 'data-mode': answer.mode });
+    box.append(el('p', {}, 'These pages do not answer that, but private notes of the site owner cover it:'));
+    const list = el('ul');
+    for (const hint of answer.hints) {
+      const item = el('li');
+      item.append(hint.url ? link(hint.url, hint.label) : el('span', {}, hint.label));
+      if (hint.locator) item.append(` — ${hint.locator}`);
+      list.append(item);
+    }
+    box.append(list);
+    result.append(box);
+    status.textContent = 'Not in these documents; related private material exists.';
   } else {
     const why = answer.decline?.message ?? '';
     result.append(el('p', { class: 'onrecord-decline', 'data-mode': answer.mode }, `Not in these documents. ${why}`.trim()));

@@ -17,6 +17,18 @@ pub(crate) struct FrontMatter {
     pub(crate) url: Option<String>,
     pub(crate) about: Option<String>,
     pub(crate) locator: Option<String>,
+    /// Any value but an explicit `false` makes the page private.
+    pub(crate) private: Option<serde_yaml::Value>,
+}
+
+impl FrontMatter {
+    /// Whether the page declares itself private. A value that is not a plain `false` counts as
+    /// private: when in doubt, nothing is published.
+    pub(crate) fn is_private(&self) -> bool {
+        self.private
+            .as_ref()
+            .is_some_and(|v| v.as_bool() != Some(false))
+    }
 }
 
 /// A list of words, written either as a YAML list or as one string.

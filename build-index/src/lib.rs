@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use onrecord_core::{
-    Bm25Params, Index, IndexBuilder, IndexSettings, Lang, SourceDoc, VectorIndex, chunk,
+    Bm25Params, Index, IndexBuilder, IndexSettings, Lang, RoutingHint, SourceDoc, VectorIndex,
+    chunk,
 };
 use sha2::{Digest, Sha256};
 
@@ -63,6 +64,7 @@ pub struct Report {
     pub drafts_skipped: Vec<String>,
     pub superseded: Vec<(String, String)>,
     pub private_notes: usize,
+    pub warnings: Vec<String>,
     pub other_files: usize,
     pub fragments: usize,
     pub terms: usize,
@@ -106,17 +108,32 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         options.stemming
     ));
     let mut pages = Vec::new();
+    let mut notes = Vec::new();
     for rel in &files {
         if !is_markdown(rel) {
             report.other_files += 1;
             continue;
         }
-        // Private notes are not even read here: nothing of them can reach the public index.
-        if rel.starts_with(&private_prefix) {
+        let bytes = fs::read(root.join(rel)).with_context(|| format!("{rel}: cannot read file"))?;
+        // A private note gives a routing hint built from its public-safe frontmatter fields;
+        // its body is dropped here and never reaches the index builder.
+        let in_private_dir = rel.starts_with(&private_prefix);
+        if in_private_dir || declares_private(&bytes) {
             report.private_notes += 1;
+            match private_note(&bytes, options) {
+                Some(note) => {
+                    for field in [&note.hint.label, &note.hint.url, &note.hint.locator] {
+                        hasher.update(field.as_bytes());
+                        hasher.update([0]);
+                    }
+                    notes.push(note);
+                }
+                None => report.warnings.push(format!(
+                    "{rel}: private note without readable frontmatter: not indexed, no routing hint"
+                )),
+            }
             continue;
         }
-        let bytes = fs::read(root.join(rel)).with_context(|| format!("{rel}: cannot read file"))?;
         report.input_bytes += bytes.len() as u64;
         hasher.update(rel.as_bytes());
         hasher.update([0]);
@@ -164,6 +181,9 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         let drafts = chunk(&page.doc, options.fragment_chars);
         builder.add(&page.doc, &drafts);
         report.pages_indexed += 1;
+    }
+    for note in notes {
+        builder.add_hint(note.hint, &note.keywords, note.lang);
     }
     let mut index = builder.finish();
     if let Some(embedder) = embedder {
@@ -231,6 +251,56 @@ pub fn write_atomically(out_dir: &Path, name: &str, bytes: &[u8]) -> Result<Path
         return Err(e).with_context(|| format!("cannot write {}", final_path.display()));
     }
     Ok(final_path)
+}
+
+/// A private note as the index may know it: its routing hint and routing keywords.
+struct Note {
+    hint: RoutingHint,
+    keywords: Vec<String>,
+    lang: Lang,
+}
+
+/// The routing hint a private note file gives (from its frontmatter only).
+pub fn note_hint(bytes: &[u8], options: &Options) -> Option<RoutingHint> {
+    private_note(bytes, options).map(|note| note.hint)
+}
+
+/// Whether a file's frontmatter declares it private; unreadable frontmatter counts as private
+/// only if it mentions `private:` at all (then the build will not publish it).
+fn declares_private(bytes: &[u8]) -> bool {
+    let Ok(source) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    match frontmatter::split("", source) {
+        Ok((fm, _, _)) => fm.is_private(),
+        Err(_) => source
+            .lines()
+            .take_while(|l| !l.is_empty())
+            .any(|l| l.trim_start().starts_with("private:")),
+    }
+}
+
+/// The routing hint of a private note, from its frontmatter only. `None` when the frontmatter
+/// cannot be read (the note is then skipped; its path is named, its content never).
+fn private_note(bytes: &[u8], options: &Options) -> Option<Note> {
+    let source = std::str::from_utf8(bytes).ok()?;
+    let (fm, _body, _) = frontmatter::split("", source).ok()?;
+    Some(Note {
+        hint: RoutingHint {
+            label: fm
+                .title
+                .clone()
+                .unwrap_or_else(|| "Private note".to_owned()),
+            url: fm.about.clone().unwrap_or_default(),
+            locator: fm.locator.clone().unwrap_or_default(),
+        },
+        keywords: fm.keywords.to_vec(),
+        lang: fm
+            .lang
+            .as_deref()
+            .and_then(Lang::from_tag)
+            .unwrap_or(options.default_lang),
+    })
 }
 
 /// Parses one page as the build does: frontmatter, template and markup cleaning, markdown.
@@ -365,7 +435,14 @@ impl fmt::Display for Report {
             superseded.len(),
             list(&superseded)
         )?;
-        writeln!(f, "private notes     {} (not indexed)", self.private_notes)?;
+        writeln!(
+            f,
+            "private notes     {} (routing hints only; bodies never indexed)",
+            self.private_notes
+        )?;
+        for warning in &self.warnings {
+            writeln!(f, "warning: {warning}")?;
+        }
         if self.other_files > 0 {
             writeln!(
                 f,

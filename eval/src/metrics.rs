@@ -141,6 +141,7 @@ pub struct Outcome {
     pub mode: Mode,
     pub correct: bool,
     pub cited: Vec<String>,
+    pub hint_labels: Vec<String>,
     pub millis: f64,
 }
 
@@ -157,7 +158,7 @@ pub fn answering(
         let started = Instant::now();
         let answer = ask(index, model, &q.question, config);
         let millis = started.elapsed().as_secs_f64() * 1000.0;
-        let answered = answer.mode != Mode::NotFound;
+        let answered = answer.mode == Mode::Answer;
         let grounded = answer
             .quotes
             .iter()
@@ -191,6 +192,7 @@ pub fn answering(
             mode: answer.mode,
             correct: ok,
             cited,
+            hint_labels: answer.hints.iter().map(|h| h.label.clone()).collect(),
             millis,
         });
     }

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use build_index::{Build, Embedder, Options, build, build_with};
+use build_index::{Build, Embedder, Options, build, build_with, note_hint};
 use onrecord_core::{AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, retrieve_with};
 use serde_json::{Value, json};
 
@@ -26,6 +26,8 @@ struct Row<'a> {
 /// Everything one split's evaluation needs.
 struct Setup<'a> {
     built: &'a Build,
+    /// Hint label of each private note, by path, to check routing expectations.
+    private_labels: std::collections::BTreeMap<String, String>,
     model: Option<&'a QueryModel>,
     rows: Vec<Row<'a>>,
     sizes: &'a [(usize, Index, usize)],
@@ -102,8 +104,19 @@ pub fn evaluate(
         )?;
         sizes.push((chars, b.index, b.bytes.len()));
     }
+    let mut private_labels = std::collections::BTreeMap::new();
+    let private_prefix = format!("{}/", args.options.private_dir.trim_matches('/'));
+    for source in questions.iter().flat_map(|q| &q.expect_sources) {
+        let hint = std::fs::read(args.corpus.join(source))
+            .ok()
+            .and_then(|b| note_hint(&b, &args.options));
+        if let (true, Some(hint)) = (source.starts_with(&private_prefix), hint) {
+            private_labels.insert(source.clone(), hint.label);
+        }
+    }
     let setup = Setup {
         built,
+        private_labels,
         model: model.as_ref(),
         rows,
         sizes: &sizes,
@@ -345,7 +358,14 @@ fn expectations(
             .filter_map(|f| index.docs.get(f.doc as usize))
             .map(|d| d.path.clone())
             .collect();
-        let sources_ok = q.expect_sources.iter().all(|s| top5.contains(s));
+        // A public source must be retrieved; a private note must be routed to by its hint.
+        let sources_ok = q
+            .expect_sources
+            .iter()
+            .all(|s| match setup.private_labels.get(s) {
+                Some(label) => outcome.hint_labels.contains(label),
+                None => top5.contains(s),
+            });
         let forbidden: Vec<&String> = outcome
             .cited
             .iter()
@@ -379,6 +399,7 @@ fn expectations(
 fn mode_name(mode: Mode) -> &'static str {
     match mode {
         Mode::Answer => "answer",
+        Mode::RelatedMaterial => "related-material",
         _ => "not-found",
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use crate::bm25::{QueryTerm, query_terms};
-use crate::format::{Fragment, Index};
+use crate::format::{Fragment, Index, RoutingHint};
 use crate::retrieve::{SHIPPED, coverage, model_fits, rank};
 use crate::text::{Analyzer, tokens};
 use crate::vector::{QueryModel, similarity};
@@ -18,6 +18,9 @@ pub struct AnswerConfig {
     pub coverage_floor: f32,
     /// ...unless its vector is at least this similar (cosine) to the question's.
     pub meaning_floor: f32,
+    /// The least share of the question's idf weight a private note's hint must cover to bear
+    /// on it.
+    pub hint_floor: f32,
     /// How many fragments retrieval ranks.
     pub top_k: usize,
 }
@@ -27,6 +30,7 @@ impl AnswerConfig {
     pub const DEFAULT: AnswerConfig = AnswerConfig {
         coverage_floor: 0.5,
         meaning_floor: 0.6,
+        hint_floor: 0.5,
         top_k: 5,
     };
 }
@@ -35,8 +39,11 @@ impl AnswerConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Mode {
-    /// Quotes from the pages answer the question.
+    /// Quotes from the public pages answer the question.
     Answer,
+    /// The public pages do not answer, but a private note bears on it: the reply says where
+    /// the moment lives (its hints) and quotes nothing.
+    RelatedMaterial,
     /// The pages do not cover the question; nothing is cited.
     NotFound,
 }
@@ -44,8 +51,12 @@ pub enum Mode {
 /// The reply to a question.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
-    /// Answer or decline.
+    /// Answer, related material or decline.
     pub mode: Mode,
+    /// For an answer: whether a private note also bears on it ("supported"), else "partial".
+    pub supported: bool,
+    /// Routing hints to private notes that bear on the question (never their prose).
+    pub hints: Vec<RoutingHint>,
     /// Verbatim quotes, each with its citation; empty when declining.
     pub quotes: Vec<Quote>,
     /// Why the question was declined, when it was.
@@ -120,46 +131,73 @@ pub fn ask(
         .filter(|t| !t.in_corpus())
         .map(|t| t.word.clone())
         .collect();
-    let decline = |decline: Decline| Answer {
-        mode: Mode::NotFound,
-        quotes: Vec::new(),
-        decline: Some(decline),
-        missing_terms: missing_terms.clone(),
-    };
+    let hints = bearing_hints(index, &terms, config.hint_floor);
+    match public_quote(index, model, question, &terms, config) {
+        Ok(quote) => Answer {
+            mode: Mode::Answer,
+            supported: !hints.is_empty(),
+            quotes: vec![quote],
+            hints,
+            decline: None,
+            missing_terms,
+        },
+        Err(decline) => Answer {
+            mode: if hints.is_empty() {
+                Mode::NotFound
+            } else {
+                Mode::RelatedMaterial
+            },
+            supported: false,
+            quotes: Vec::new(),
+            hints,
+            decline: Some(decline),
+            missing_terms,
+        },
+    }
+}
+
+/// The quote from the public pages that answers the question, or which gate declined.
+fn public_quote(
+    index: &Index,
+    model: Option<&QueryModel>,
+    question: &str,
+    terms: &[QueryTerm],
+    config: &AnswerConfig,
+) -> Result<Quote, Decline> {
     if terms.is_empty() {
-        return decline(Decline::NoContentWords);
+        return Err(Decline::NoContentWords);
     }
-    if missing_terms.len() == terms.len() {
-        return decline(Decline::NeverMentioned {
-            terms: missing_terms.clone(),
-        });
+    let missing: Vec<String> = terms
+        .iter()
+        .filter(|t| !t.in_corpus())
+        .map(|t| t.word.clone())
+        .collect();
+    if missing.len() == terms.len() {
+        return Err(Decline::NeverMentioned { terms: missing });
     }
-    let Some(top) = rank(index, model, question, &terms, config.top_k, SHIPPED)
+    let top = rank(index, model, question, terms, config.top_k, SHIPPED)
         .first()
-        .copied()
+        .copied();
+    let Some((top, fragment)) =
+        top.and_then(|t| index.fragments.get(t.fragment as usize).map(|f| (t, f)))
     else {
-        return decline(Decline::NeverMentioned {
-            terms: missing_terms.clone(),
-        });
+        return Err(Decline::NeverMentioned { terms: missing });
     };
-    let Some(fragment) = index.fragments.get(top.fragment as usize) else {
-        return decline(Decline::NoContentWords);
-    };
-    let coverage = coverage(index, &terms, top.fragment);
+    let coverage = coverage(index, terms, top.fragment);
     let meaning = model
         .filter(|m| model_fits(index, m))
         .and_then(|m| m.embed(question))
         .and_then(|q| similarity(index, top.fragment, &q));
     let meaning_ok = meaning.is_some_and(|m| m >= config.meaning_floor);
     if coverage < config.coverage_floor && !meaning_ok {
-        return decline(Decline::BelowFloor {
+        return Err(Decline::BelowFloor {
             coverage,
             floor: config.coverage_floor,
             meaning,
         });
     }
-    let (start, end) = best_sentence(index, fragment, &terms);
-    let quote = Quote {
+    let (start, end) = best_sentence(index, fragment, terms);
+    Ok(Quote {
         fragment: top.fragment,
         start,
         end,
@@ -169,13 +207,43 @@ pub fn ask(
             .unwrap_or_default()
             .to_owned(),
         citation: citation(index, fragment),
-    };
-    Answer {
-        mode: Mode::Answer,
-        quotes: vec![quote],
-        decline: None,
-        missing_terms,
+    })
+}
+
+/// Hints whose public-safe words (label, locator, keywords) cover at least `floor` of the
+/// question's idf weight, best first.
+fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingHint> {
+    let total: f32 = terms.iter().map(|t| t.idf).sum();
+    if total <= 0.0 || index.hints.is_empty() {
+        return Vec::new();
     }
+    let mut covered = vec![0f32; index.hints.len()];
+    for term in terms {
+        let mut hit: Vec<u32> = term
+            .hint_term_ids
+            .iter()
+            .filter_map(|&id| index.hint_terms.get(id))
+            .flat_map(|t| t.postings.iter().map(|&(h, _)| h))
+            .collect();
+        hit.sort_unstable();
+        hit.dedup();
+        for h in hit {
+            if let Some(c) = covered.get_mut(h as usize) {
+                *c += term.idf;
+            }
+        }
+    }
+    let mut bearing: Vec<(usize, f32)> = covered
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| (i, c / total))
+        .filter(|&(_, share)| share >= floor)
+        .collect();
+    bearing.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    bearing
+        .into_iter()
+        .filter_map(|(i, _)| index.hints.get(i).cloned())
+        .collect()
 }
 
 /// The sentence carrying most of the question's idf weight; the first one on a tie.

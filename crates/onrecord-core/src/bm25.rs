@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::chunk::{FragmentDraft, SourceDoc};
-use crate::format::{Doc, Fragment, Index, IndexSettings, TermPostings};
+use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
 use crate::text::{Analyzer, Lang, is_stopword, tokens};
 
 /// BM25 parameters.
@@ -38,6 +38,8 @@ pub struct IndexBuilder {
     fragments: Vec<Fragment>,
     postings: BTreeMap<String, Vec<(u32, u32)>>,
     total_terms: u64,
+    hints: Vec<RoutingHint>,
+    hint_postings: BTreeMap<String, Vec<(u32, u32)>>,
 }
 
 impl IndexBuilder {
@@ -50,7 +52,34 @@ impl IndexBuilder {
             fragments: Vec::new(),
             postings: BTreeMap::new(),
             total_terms: 0,
+            hints: Vec::new(),
+            hint_postings: BTreeMap::new(),
         }
+    }
+
+    /// Adds a routing hint to a private note. Only the hint's own fields and the author's
+    /// routing `keywords` are indexed: nothing of the note's body ever reaches the builder.
+    pub fn add_hint(&mut self, hint: RoutingHint, keywords: &[String], lang: Lang) {
+        let hint_idx = self.hints.len() as u32;
+        let analyzer = Analyzer::new(lang, self.settings.stemming);
+        let mut tf: BTreeMap<String, u32> = BTreeMap::new();
+        let words = [hint.label.as_str(), hint.locator.as_str()]
+            .into_iter()
+            .chain(keywords.iter().map(String::as_str));
+        for field in words {
+            for (_, word) in tokens(field) {
+                if !is_stopword(&word, lang) {
+                    *tf.entry(analyzer.term(&word).into_owned()).or_default() += 1;
+                }
+            }
+        }
+        for (term, count) in tf {
+            self.hint_postings
+                .entry(term)
+                .or_default()
+                .push((hint_idx, count));
+        }
+        self.hints.push(hint);
     }
 
     /// Adds a document and its fragments (from [`crate::chunk`]). Add documents in a stable order.
@@ -125,6 +154,12 @@ impl IndexBuilder {
             default_lang: self.default_lang,
             settings: self.settings,
             vectors: None,
+            hints: self.hints,
+            hint_terms: self
+                .hint_postings
+                .into_iter()
+                .map(|(term, postings)| TermPostings { term, postings })
+                .collect(),
             avg_fragment_terms: (self.total_terms as f64 / n_frags) as f32,
             docs: self.docs,
             fragments: self.fragments,
@@ -144,6 +179,8 @@ pub struct QueryTerm {
     pub word: String,
     /// Indices into [`Index::terms`] of its stems (one per corpus language, deduplicated).
     pub term_ids: Vec<usize>,
+    /// Indices into [`Index::hint_terms`] of its stems.
+    pub hint_term_ids: Vec<usize>,
     /// Inverse document frequency; for a word the corpus never uses, that of a one-off term.
     pub idf: f32,
 }
@@ -189,6 +226,18 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
             .collect();
         term_ids.sort_unstable();
         term_ids.dedup();
+        let mut hint_term_ids: Vec<usize> = analyzers
+            .iter()
+            .filter_map(|a| {
+                let stem = a.term(&word);
+                index
+                    .hint_terms
+                    .binary_search_by(|t| t.term.as_str().cmp(&stem))
+                    .ok()
+            })
+            .collect();
+        hint_term_ids.sort_unstable();
+        hint_term_ids.dedup();
         let df = term_ids
             .iter()
             .filter_map(|&t| index.terms.get(t))
@@ -201,6 +250,7 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         res.push(QueryTerm {
             word,
             term_ids,
+            hint_term_ids,
             idf,
         });
     }

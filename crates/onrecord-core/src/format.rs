@@ -48,6 +48,23 @@ pub struct Index {
     pub avg_fragment_terms: f32,
     /// Fragment vectors, when the index was built with an embedding model.
     pub vectors: Option<VectorIndex>,
+    /// Routing hints to private notes: captions and places, never their prose.
+    pub hints: Vec<RoutingHint>,
+    /// Postings of the hints' public-safe words (label, locator, keywords), sorted by term;
+    /// a posting's first number is an index into `hints`.
+    pub hint_terms: Vec<TermPostings>,
+}
+
+/// Where a private note's moment lives. The type has no field for prose: only the note's
+/// public-safe caption, the public page it belongs to and the place within the private record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoutingHint {
+    /// The note's title, a public-safe caption.
+    pub label: String,
+    /// The public page the note belongs to (its `about`).
+    pub url: String,
+    /// Where the moment lives, e.g. "Meeting minutes, item 4".
+    pub locator: String,
 }
 
 /// Build settings that queries depend on.
@@ -317,6 +334,20 @@ impl Index {
             {
                 return Err(DecodeError::Invalid("a posting names a missing fragment"));
             }
+        }
+        for pair in self.hint_terms.windows(2) {
+            if pair[0].term >= pair[1].term {
+                return Err(DecodeError::Invalid("hint terms are not sorted and unique"));
+            }
+        }
+        let n_hints = self.hints.len();
+        if self
+            .hint_terms
+            .iter()
+            .flat_map(|t| &t.postings)
+            .any(|&(h, _)| h as usize >= n_hints)
+        {
+            return Err(DecodeError::Invalid("a hint posting names a missing hint"));
         }
         if let Some(vectors) = &self.vectors {
             vectors.validate(n_frags)?;

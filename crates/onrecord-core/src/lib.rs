@@ -54,7 +54,7 @@ pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, sea
 pub use crate::chunk::{Block, BlockKind, FragmentDraft, SourceDoc, SourceSection, chunk};
 pub use crate::format::{
     DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
-    MAGIC, TermPostings,
+    MAGIC, RoutingHint, TermPostings,
 };
 pub use crate::retrieve::{Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_with};
 pub use crate::sentence::sentences;

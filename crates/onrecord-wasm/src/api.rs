@@ -7,12 +7,17 @@ use wasm_bindgen::prelude::wasm_bindgen;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
 export interface AnswerDto {
-  mode: "answer" | "not-found";
+  mode: "answer" | "related-material" | "not-found";
+  /** For an answer: a private note also bears on it. */
+  supported: boolean;
   quotes: QuoteDto[];
+  /** Where private notes that bear on the question live (never their text). */
+  hints: HintDto[];
   decline: DeclineDto | null;
   missingTerms: string[];
 }
 export interface QuoteDto { text: string; fragment: number; start: number; end: number; citation: CitationDto; }
+export interface HintDto { label: string; url: string; locator: string; }
 export interface CitationDto { title: string; section: string; url: string; fragmentNo: number; fragmentCount: number; }
 export interface DeclineDto { gate: "no-content-words" | "never-mentioned" | "below-floor"; message: string; terms: string[]; }
 export interface IndexInfoDto { documents: number; fragments: number; terms: number; corpusHash: string; }
@@ -23,9 +28,19 @@ export interface IndexInfoDto { documents: number; fragments: number; terms: num
 #[serde(rename_all = "camelCase")]
 pub(crate) struct AnswerDto {
     mode: &'static str,
+    supported: bool,
     quotes: Vec<QuoteDto>,
+    hints: Vec<HintDto>,
     decline: Option<DeclineDto>,
     missing_terms: Vec<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HintDto {
+    label: String,
+    url: String,
+    locator: String,
 }
 
 #[derive(Serialize)]
@@ -72,9 +87,20 @@ impl From<Answer> for AnswerDto {
         AnswerDto {
             mode: match a.mode {
                 Mode::Answer => "answer",
+                Mode::RelatedMaterial => "related-material",
                 _ => "not-found",
             },
+            supported: a.supported,
             quotes: a.quotes.into_iter().map(QuoteDto::from).collect(),
+            hints: a
+                .hints
+                .into_iter()
+                .map(|h| HintDto {
+                    label: h.label,
+                    url: h.url,
+                    locator: h.locator,
+                })
+                .collect(),
             decline: a.decline.map(DeclineDto::from),
             missing_terms: a.missing_terms,
         }
