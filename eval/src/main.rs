@@ -26,6 +26,7 @@ const USAGE: &str =
     "usage: eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT]
             [--private-dir NAME] [--fragment-chars N] [--sizes N,N,...] [--check]
             [--teacher DIR --model-dir DIR]
+            [--coverage-floor X] [--support-floor X] [--meaning-floor X] [--hint-floor X]
   --check        only check the question file (ids, evidence phrases) and exit
   --teacher DIR  with --model-dir: build fragment vectors as build-index does, and query with
                  the model's query-model.onq (otherwise vector methods are not measured)";
@@ -40,6 +41,8 @@ pub struct Args {
     pub sizes: Vec<usize>,
     pub check_only: bool,
     pub model: Option<build_index::ModelFiles>,
+    /// The answerer's thresholds (the shipped defaults unless overridden, for tuning on dev).
+    pub answer: onrecord_core::AnswerConfig,
 }
 
 fn main() -> ExitCode {
@@ -62,6 +65,7 @@ fn parse_args() -> Result<Args> {
     let mut options = Options::standard();
     let mut sizes = Vec::new();
     let mut check_only = false;
+    let mut answer = onrecord_core::AnswerConfig::DEFAULT;
     let mut teacher: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
     while let Some(arg) = it.next() {
@@ -102,6 +106,10 @@ fn parse_args() -> Result<Args> {
                     .collect::<Result<_>>()?;
             }
             "--check" => check_only = true,
+            "--coverage-floor" => answer.coverage_floor = parse_f32(&value("--coverage-floor")?)?,
+            "--support-floor" => answer.support_floor = parse_f32(&value("--support-floor")?)?,
+            "--meaning-floor" => answer.meaning_floor = parse_f32(&value("--meaning-floor")?)?,
+            "--hint-floor" => answer.hint_floor = parse_f32(&value("--hint-floor")?)?,
             "--teacher" => teacher = Some(PathBuf::from(value("--teacher")?)),
             "--model-dir" => model_dir = Some(PathBuf::from(value("--model-dir")?)),
             other => bail!("unexpected argument '{other}'\n\n{USAGE}"),
@@ -116,6 +124,7 @@ fn parse_args() -> Result<Args> {
         _ => bail!("--teacher and --model-dir go together"),
     };
     Ok(Args {
+        answer,
         model,
         corpus,
         questions,
@@ -126,6 +135,10 @@ fn parse_args() -> Result<Args> {
         sizes,
         check_only,
     })
+}
+
+fn parse_f32(s: &str) -> Result<f32> {
+    s.parse().with_context(|| format!("'{s}' is not a number"))
 }
 
 fn run() -> Result<ExitCode> {

@@ -143,6 +143,8 @@ pub struct Outcome {
     pub cited: Vec<String>,
     pub hint_labels: Vec<String>,
     pub millis: f64,
+    /// What happened, for the failure table: the decline reason or the first quote.
+    pub detail: String,
 }
 
 pub fn answering(
@@ -193,6 +195,11 @@ pub fn answering(
             correct: ok,
             cited,
             hint_labels: answer.hints.iter().map(|h| h.label.clone()).collect(),
+            detail: match (&answer.decline, answer.quotes.first()) {
+                (Some(d), _) => format!("{d:?}"),
+                (None, Some(quote)) => quote.text.chars().take(90).collect(),
+                (None, None) => String::new(),
+            },
             millis,
         });
     }

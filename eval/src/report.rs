@@ -28,6 +28,7 @@ struct Setup<'a> {
     built: &'a Build,
     /// Hint label of each private note, by path, to check routing expectations.
     private_labels: std::collections::BTreeMap<String, String>,
+    answer: AnswerConfig,
     model: Option<&'a QueryModel>,
     rows: Vec<Row<'a>>,
     sizes: &'a [(usize, Index, usize)],
@@ -117,6 +118,7 @@ pub fn evaluate(
     let setup = Setup {
         built,
         private_labels,
+        answer: args.answer,
         model: model.as_ref(),
         rows,
         sizes: &sizes,
@@ -240,7 +242,7 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
     }
     md.push('\n');
 
-    let answering = metrics::answering(index, setup.model, qs, &AnswerConfig::DEFAULT);
+    let answering = metrics::answering(index, setup.model, qs, &setup.answer);
     let latencies: Vec<f64> = answering.outcomes.iter().map(|o| o.millis).collect();
     let (p50, p95) = metrics::percentiles(&latencies);
     let _ = writeln!(md, "### Answering (all questions)\n");
@@ -288,6 +290,26 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
         .collect();
     list(&mut md, "unanswerable, answered anyway", &false_answers);
     md.push('\n');
+    let failed: Vec<&metrics::Outcome> = answering.outcomes.iter().filter(|o| !o.correct).collect();
+    if !failed.is_empty() {
+        let _ = writeln!(
+            md,
+            "| id | type | mode | cited | decline reason or first quote |\n|---|---|---|---|---|"
+        );
+        for o in failed {
+            let detail = o.detail.replace('|', "\\|").replace('\n', " ");
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} |",
+                o.id,
+                o.kind.name(),
+                mode_name(o.mode),
+                o.cited.join(", "),
+                detail
+            );
+        }
+        md.push('\n');
+    }
 
     let expectations = expectations(setup, qs, &answering);
     if let Some((section, _)) = &expectations {

@@ -18,6 +18,9 @@ pub struct AnswerConfig {
     pub coverage_floor: f32,
     /// ...unless its vector is at least this similar (cosine) to the question's.
     pub meaning_floor: f32,
+    /// The least share of the question's idf weight the quoted sentence, the sentence before
+    /// it, its headings and page title must carry (unless the meaning floor is met).
+    pub support_floor: f32,
     /// The least share of the question's idf weight a private note's hint must cover to bear
     /// on it.
     pub hint_floor: f32,
@@ -30,6 +33,7 @@ impl AnswerConfig {
     pub const DEFAULT: AnswerConfig = AnswerConfig {
         coverage_floor: 0.5,
         meaning_floor: 0.6,
+        support_floor: 0.5,
         hint_floor: 0.5,
         top_k: 5,
     };
@@ -75,6 +79,13 @@ pub enum Decline {
     NeverMentioned {
         /// The words, as the question wrote them.
         terms: Vec<String>,
+    },
+    /// The best sentence and its context carry too little of the question.
+    Unsupported {
+        /// Share of the question's weight around the quote.
+        coverage: f32,
+        /// The floor it had to reach.
+        floor: f32,
     },
     /// The best passage covers too little of the question, in words and in meaning.
     BelowFloor {
@@ -196,7 +207,17 @@ fn public_quote(
             meaning,
         });
     }
-    let (start, end) = best_sentence(index, fragment, terms);
+    let Pick {
+        start,
+        end,
+        local_coverage,
+    } = best_sentence(index, fragment, terms);
+    if local_coverage < config.support_floor && !meaning_ok {
+        return Err(Decline::Unsupported {
+            coverage: local_coverage,
+            floor: config.support_floor,
+        });
+    }
     Ok(Quote {
         fragment: top.fragment,
         start,
@@ -246,41 +267,80 @@ fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingH
         .collect()
 }
 
-/// The sentence carrying most of the question's idf weight; the first one on a tie.
-fn best_sentence(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> (u32, u32) {
-    let lang = index
-        .docs
-        .get(fragment.doc as usize)
-        .map_or(index.default_lang, |d| d.lang);
+/// The chosen sentence and how much of the question its local context carries.
+struct Pick {
+    start: u32,
+    end: u32,
+    /// Share of the question's idf weight found in the sentence, the one before it, the
+    /// fragment's headings and the page title: what a reader sees around the quote.
+    local_coverage: f32,
+}
+
+/// The sentence carrying most of the question's idf weight (the first one on a tie).
+fn best_sentence(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> Pick {
+    let doc = index.docs.get(fragment.doc as usize);
+    let lang = doc.map_or(index.default_lang, |d| d.lang);
     let analyzer = Analyzer::new(lang, index.settings.stemming);
+    let stems = |text: &str| -> BTreeSet<String> {
+        tokens(text)
+            .map(|(_, w)| analyzer.term(&w).into_owned())
+            .collect()
+    };
     let wanted: Vec<(String, f32)> = terms
         .iter()
         .map(|t| (analyzer.term(&t.word).into_owned(), t.idf))
         .collect();
-    let mut best = fragment
-        .sentences
-        .first()
-        .copied()
-        .unwrap_or((0, fragment.text.len() as u32));
-    let mut best_score = 0.0;
-    for &(start, end) in &fragment.sentences {
-        let Some(text) = fragment.text.get(start as usize..end as usize) else {
-            continue;
-        };
-        let stems: BTreeSet<String> = tokens(text)
-            .map(|(_, w)| analyzer.term(&w).into_owned())
-            .collect();
-        let score: f32 = wanted
+    let weight = |set: &BTreeSet<String>| -> f32 {
+        wanted
             .iter()
-            .filter(|(s, _)| stems.contains(s))
+            .filter(|(s, _)| set.contains(s))
             .map(|(_, idf)| idf)
-            .sum();
+            .sum()
+    };
+    let per_sentence: Vec<BTreeSet<String>> = fragment
+        .sentences
+        .iter()
+        .map(|&(start, end)| {
+            stems(
+                fragment
+                    .text
+                    .get(start as usize..end as usize)
+                    .unwrap_or(""),
+            )
+        })
+        .collect();
+    let mut best = 0;
+    let mut best_score = 0.0;
+    for (i, set) in per_sentence.iter().enumerate() {
+        let score = weight(set);
         if score > best_score {
             best_score = score;
-            best = (start, end);
+            best = i;
         }
     }
-    best
+    let (start, end) = fragment
+        .sentences
+        .get(best)
+        .copied()
+        .unwrap_or((0, fragment.text.len() as u32));
+    let title = doc.map_or("", |d| d.title.as_str());
+    let mut local = stems(&format!("{title} {}", fragment.heading_path.join(" ")));
+    for i in [Some(best), best.checked_sub(1)].into_iter().flatten() {
+        if let Some(set) = per_sentence.get(i) {
+            local.extend(set.iter().cloned());
+        }
+    }
+    let total: f32 = wanted.iter().map(|(_, idf)| idf).sum();
+    let local_coverage = if total > 0.0 {
+        weight(&local) / total
+    } else {
+        0.0
+    };
+    Pick {
+        start,
+        end,
+        local_coverage,
+    }
 }
 
 fn citation(index: &Index, fragment: &Fragment) -> Citation {

@@ -19,7 +19,7 @@ export interface AnswerDto {
 export interface QuoteDto { text: string; fragment: number; start: number; end: number; citation: CitationDto; }
 export interface HintDto { label: string; url: string; locator: string; }
 export interface CitationDto { title: string; section: string; url: string; fragmentNo: number; fragmentCount: number; }
-export interface DeclineDto { gate: "no-content-words" | "never-mentioned" | "below-floor"; message: string; terms: string[]; }
+export interface DeclineDto { gate: "no-content-words" | "never-mentioned" | "below-floor" | "unsupported"; message: string; terms: string[]; }
 export interface IndexInfoDto { documents: number; fragments: number; terms: number; corpusHash: string; }
 "#;
 
@@ -148,6 +148,14 @@ impl From<Decline> for DeclineDto {
                 gate: "below-floor",
                 message: format!(
                     "The closest passage covers only {:.0}% of what you asked, so it is not quoted as an answer.",
+                    coverage * 100.0
+                ),
+                terms: Vec::new(),
+            },
+            Decline::Unsupported { coverage, .. } => DeclineDto {
+                gate: "unsupported",
+                message: format!(
+                    "The closest sentence carries only {:.0}% of what you asked, so it is not quoted as an answer.",
                     coverage * 100.0
                 ),
                 terms: Vec::new(),
