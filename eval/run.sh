@@ -7,6 +7,8 @@ shared=../shared/corpora
 cargo build --quiet --release -p eval
 bin=target/release/eval
 mkdir -p eval/results
+# Vectors as build-index makes them for the demo (scripts/setup.sh fetches the teacher).
+model=(--teacher target/models/all-minilm-l6-v2 --model-dir build-index/model)
 
 run() { # name corpus questions [extra args]
   local name=$1 corpus=$2 questions=$3
@@ -19,6 +21,6 @@ run() { # name corpus questions [extra args]
   echo "eval/results/$name.md"
 }
 
-run corpus corpus eval/questions/corpus.json --sizes 400,800,1200
-run express "$shared/express/astro-5x/src/content/docs/en/5x" eval/questions/express.json --sizes 400,800,1200
-run person-a "$shared/person-a/example-content" eval/questions/person-a.json --private-dir notebook
+run corpus corpus eval/questions/corpus.json --sizes 400,800,1200 "${model[@]}"
+run express "$shared/express/astro-5x/src/content/docs/en/5x" eval/questions/express.json --sizes 400,800,1200 "${model[@]}"
+run person-a "$shared/person-a/example-content" eval/questions/person-a.json --private-dir notebook "${model[@]}"

@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cargo run --quiet --release -p build-index -- corpus --out www/dist
+scripts/build-index.sh
 scripts/build-wasm.sh
 exec node scripts/serve.mjs --root www --port "${PORT:-8000}"

@@ -28,7 +28,7 @@ step "wasm tests (wasm-pack test --headless --chrome)"
 
 step "browser bundle and demo index"
 scripts/build-wasm.sh
-cargo run --quiet --release -p build-index -- corpus --out www/dist
+scripts/build-index.sh
 
 step "end-to-end in headless Chromium"
 (cd tests/e2e && node --test)

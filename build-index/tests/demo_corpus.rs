@@ -50,7 +50,7 @@ fn answers_with_a_verbatim_quote_and_its_citation() {
 
 #[test]
 fn answers_german_pages_in_german() {
-    let a = answer("Wie lange dauert die Erstattung?");
+    let a = answer("Wann erstatten Sie den Betrag nach einer Rückgabe?");
     assert_eq!(a.mode, Mode::Answer, "{a:?}");
     assert!(
         a.quotes[0].citation.url.starts_with("/de/rueckgabe/"),

@@ -43,6 +43,8 @@ pub struct Args {
     pub model: Option<build_index::ModelFiles>,
     /// The answerer's thresholds (the shipped defaults unless overridden, for tuning on dev).
     pub answer: onrecord_core::AnswerConfig,
+    /// Write the dev split's answering metrics over a grid of thresholds here (JSON lines).
+    pub tune: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -65,6 +67,7 @@ fn parse_args() -> Result<Args> {
     let mut options = Options::standard();
     let mut sizes = Vec::new();
     let mut check_only = false;
+    let mut tune = None;
     let mut answer = onrecord_core::AnswerConfig::DEFAULT;
     let mut teacher: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
@@ -106,6 +109,7 @@ fn parse_args() -> Result<Args> {
                     .collect::<Result<_>>()?;
             }
             "--check" => check_only = true,
+            "--tune" => tune = Some(PathBuf::from(value("--tune")?)),
             "--coverage-floor" => answer.coverage_floor = parse_f32(&value("--coverage-floor")?)?,
             "--support-floor" => answer.support_floor = parse_f32(&value("--support-floor")?)?,
             "--meaning-floor" => answer.meaning_floor = parse_f32(&value("--meaning-floor")?)?,
@@ -124,6 +128,7 @@ fn parse_args() -> Result<Args> {
         _ => bail!("--teacher and --model-dir go together"),
     };
     Ok(Args {
+        tune,
         answer,
         model,
         corpus,
@@ -169,6 +174,37 @@ fn run() -> Result<ExitCode> {
         .map(build_index::Embedder::load)
         .transpose()?;
     let built = build_with(&args.corpus, &args.options, embedder.as_ref())?;
+    if let Some(path) = &args.tune {
+        let model = embedder
+            .as_ref()
+            .map(|e| onrecord_core::QueryModel::from_bytes(&e.query_model_bytes))
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("query model: {e}"))?;
+        let dev = questions::select(&questions, Split::Dev);
+        let mut lines = String::new();
+        for cf in [0.3f32, 0.4, 0.5, 0.6, 0.7] {
+            for sf in [0.3f32, 0.4, 0.5, 0.6, 0.7, 0.8] {
+                for mf in [0.4f32, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 2.0] {
+                    let config = onrecord_core::AnswerConfig {
+                        coverage_floor: cf,
+                        support_floor: sf,
+                        meaning_floor: mf,
+                        ..args.answer
+                    };
+                    let a = metrics::answering(&built.index, model.as_ref(), &dev, &config);
+                    lines.push_str(&serde_json::to_string(&serde_json::json!({
+                        "coverage_floor": cf, "support_floor": sf, "meaning_floor": mf,
+                        "balanced_accuracy": a.balanced_accuracy,
+                        "answerable_correct": a.answerable_correct,
+                        "unanswerable_declined": a.unanswerable_declined,
+                    }))?);
+                    lines.push('\n');
+                }
+            }
+        }
+        std::fs::write(path, lines).with_context(|| format!("cannot write {}", path.display()))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let result = report::evaluate(&args, &questions, &built, embedder.as_ref())?;
     print!("{}", result.markdown);
     if let Some(path) = &args.markdown {

@@ -75,6 +75,11 @@ pub fn evaluate(
             index: &built.index,
             method: Method::Bm25,
         },
+        Row {
+            name: "BM25 + stemming + rerank",
+            index: &built.index,
+            method: Method::Bm25Rerank,
+        },
     ];
     if model.is_some() {
         rows.push(Row {

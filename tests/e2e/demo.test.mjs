@@ -67,6 +67,20 @@ test('answers with a verbatim quote and a citation link to the heading', async (
   await page.close();
 });
 
+test('the query model loads after the index, lazily, and answers keep coming', async () => {
+  const requested = [];
+  const { page, errors } = await open((p) => p.on('request', (r) => requested.push(new URL(r.url()).pathname)));
+  await page.waitForSelector('section.onrecord[data-meaning="ready"]');
+  const index = requested.indexOf('/dist/index.onr');
+  const model = requested.indexOf('/dist/query-model.onq');
+  assert.ok(index >= 0 && model > index, `model after index: ${requested.join(' ')}`);
+  await ask(page, 'How many days do I have to return a bike?');
+  await page.locator('.onrecord-quote').first().waitFor();
+  assert.match(await page.locator('.onrecord-quote').first().textContent(), /30 days/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('declines an off-topic question and names the missing words', async () => {
   const { page, errors } = await open();
   await ask(page, 'What is the capital of France?');

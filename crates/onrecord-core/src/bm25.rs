@@ -26,6 +26,8 @@ impl Bm25Params {
 const TITLE_WEIGHT: u32 = 2;
 /// How many times a heading word counts towards term frequency.
 const HEADING_WEIGHT: u32 = 2;
+/// How many times a curated theme word (frontmatter `themes`) counts, in every fragment.
+const THEME_WEIGHT: u32 = 1;
 
 /// At most this many distinct content words of a question are used.
 const MAX_QUERY_TERMS: usize = 64;
@@ -104,6 +106,7 @@ impl IndexBuilder {
             let fields = [
                 (doc.title.as_str(), TITLE_WEIGHT),
                 (&heading_path.join(". "), HEADING_WEIGHT),
+                (&doc.themes.join(". "), THEME_WEIGHT),
                 (draft.text.as_str(), 1),
             ];
             for (field, weight) in fields {

@@ -15,6 +15,8 @@ use crate::vector::{QueryModel, search_vectors};
 pub enum Method {
     /// BM25 over the index's (stemmed) terms.
     Bm25,
+    /// BM25 reranked by how much of the question each fragment covers.
+    Bm25Rerank,
     /// Cosine similarity of the question's static embedding and the fragment vectors.
     Vectors,
     /// Reciprocal rank fusion of BM25 and vectors.
@@ -24,7 +26,7 @@ pub enum Method {
 }
 
 /// The method `ask` and the widget use; chosen on the eval's dev split.
-pub const SHIPPED: Method = Method::Hybrid;
+pub const SHIPPED: Method = Method::HybridRerank;
 
 /// How many candidates each list contributes to fusion.
 const CANDIDATES: usize = 50;
@@ -85,18 +87,28 @@ pub(crate) fn rank(
     };
     let ranked = match method {
         Method::Bm25 => lexical(),
+        Method::Bm25Rerank => rerank(index, terms, lexical()),
         Method::Vectors => semantic(),
         Method::Hybrid => reciprocal_rank(&[lexical(), semantic()]),
-        Method::HybridRerank => {
-            let mut fused = reciprocal_rank(&[lexical(), semantic()]);
-            for hit in &mut fused {
-                hit.score += RERANK_WEIGHT / (RRF_C + 1.0) * coverage(index, terms, hit.fragment);
-            }
-            sort(&mut fused);
-            fused
-        }
+        Method::HybridRerank => rerank(index, terms, reciprocal_rank(&[lexical(), semantic()])),
     };
     cap_per_page(index, ranked, k)
+}
+
+/// Adds each fragment's lexical coverage of the question to its reciprocal-rank score.
+fn rerank(index: &Index, terms: &[QueryTerm], ranked: Vec<Hit>) -> Vec<Hit> {
+    // Scores are first turned into reciprocal ranks so BM25 and fused lists rerank alike.
+    let mut hits: Vec<Hit> = ranked
+        .iter()
+        .enumerate()
+        .map(|(rank, hit)| Hit {
+            fragment: hit.fragment,
+            score: 1.0 / (RRF_C + rank as f32 + 1.0)
+                + RERANK_WEIGHT / (RRF_C + 1.0) * coverage(index, terms, hit.fragment),
+        })
+        .collect();
+    sort(&mut hits);
+    hits
 }
 
 /// Reciprocal rank fusion: each list votes 1 / (c + rank) for its fragments.
