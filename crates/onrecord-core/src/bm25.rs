@@ -217,30 +217,8 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         if langs.iter().any(|&l| is_stopword(&word, l)) || !seen.insert(word.clone()) {
             continue;
         }
-        let mut term_ids: Vec<usize> = analyzers
-            .iter()
-            .filter_map(|a| {
-                let stem = a.term(&word);
-                index
-                    .terms
-                    .binary_search_by(|t| t.term.as_str().cmp(&stem))
-                    .ok()
-            })
-            .collect();
-        term_ids.sort_unstable();
-        term_ids.dedup();
-        let mut hint_term_ids: Vec<usize> = analyzers
-            .iter()
-            .filter_map(|a| {
-                let stem = a.term(&word);
-                index
-                    .hint_terms
-                    .binary_search_by(|t| t.term.as_str().cmp(&stem))
-                    .ok()
-            })
-            .collect();
-        hint_term_ids.sort_unstable();
-        hint_term_ids.dedup();
+        let term_ids = lookup(&index.terms, &analyzers, &word);
+        let hint_term_ids = lookup(&index.hint_terms, &analyzers, &word);
         let df = term_ids
             .iter()
             .filter_map(|&t| index.terms.get(t))
@@ -258,6 +236,20 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         });
     }
     res
+}
+
+/// Positions in a sorted term list of `word`'s term under each analyzer, deduplicated.
+fn lookup(terms: &[TermPostings], analyzers: &[Analyzer], word: &str) -> Vec<usize> {
+    let mut ids: Vec<usize> = analyzers
+        .iter()
+        .filter_map(|a| {
+            let term = a.term(word);
+            terms.binary_search_by(|t| t.term.as_str().cmp(&term)).ok()
+        })
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
 }
 
 /// A ranked fragment.
