@@ -194,24 +194,23 @@ def passages_from_blocks(blocks, rng):
 def wordnet_passages(path, rng):
     """'bicycle, bike, wheel, cycle: a wheeled vehicle ...; "he rode his bike"' style glosses."""
     out = []
-    if True:
-        for line in open(path, encoding="latin-1"):
-            if line.startswith("  ") or "|" not in line:
-                continue  # licence header
-            head, gloss = line.split("|", 1)
-            f = head.split()
-            n = int(f[3], 16)
-            words = [f[4 + 2 * k].replace("_", " ") for k in range(n)]
-            words = [re.sub(r"\(.*\)$", "", w) for w in words]
-            gloss = gloss.strip()
-            r = rng.random()
-            if r < 0.4:
-                out.append(", ".join(words[:4]) + ": " + gloss)
-            elif r < 0.7:
-                out.append(gloss)
-            else:
-                ex = re.findall(r'"([^"]{12,})"', gloss)
-                out.append(ex[0] if ex else words[0] + ": " + gloss.split(";")[0])
+    for line in open(path, encoding="latin-1"):
+        if line.startswith("  ") or "|" not in line:
+            continue  # licence header
+        head, gloss = line.split("|", 1)
+        f = head.split()
+        n = int(f[3], 16)
+        words = [f[4 + 2 * k].replace("_", " ") for k in range(n)]
+        words = [re.sub(r"\(.*\)$", "", w) for w in words]
+        gloss = gloss.strip()
+        r = rng.random()
+        if r < 0.4:
+            out.append(", ".join(words[:4]) + ": " + gloss)
+        elif r < 0.7:
+            out.append(gloss)
+        else:
+            ex = re.findall(r'"([^"]{12,})"', gloss)
+            out.append(ex[0] if ex else words[0] + ": " + gloss.split(";")[0])
     return out
 
 

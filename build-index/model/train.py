@@ -173,8 +173,8 @@ def main():
     ap.add_argument("--rank", default="merged", choices=["freq", "utility", "merged"],
                     help="row pruning order: training count | count x trained row norm | "
                          "merged = min(utility rank, general-English frequency rank)")
-    ap.add_argument("--max-grid", type=int, default=16,
-                    help="only candidates with grid <= this may be chosen (16 ~ 4-bit; 32 ~ 3-bit is measured only)")
+    ap.add_argument("--max-grid", type=int, default=32,
+                    help="only candidates with grid <= this may be chosen (16: 17 levels ~ 4-bit; 32: 9 levels ~ 3-bit)")
     ap.add_argument("--budget", type=int, default=600_000, help="max gzip -9 bytes of query-model.onq")
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--ft-epochs", type=int, default=3)

@@ -125,11 +125,12 @@ pub fn basic_tokens(text: &str) -> Vec<String> {
     res
 }
 
-/// BERT treats all non-alphanumeric ASCII and Unicode punctuation as punctuation.
+/// BERT treats all non-alphanumeric ASCII and Unicode punctuation (categories P*) as
+/// punctuation; symbols such as `€` or `©` stay inside their word.
 fn is_punctuation(c: char) -> bool {
     c.is_ascii_punctuation()
         || matches!(c as u32,
-            0x00A1..=0x00BF | 0x00D7 | 0x00F7 | 0x2010..=0x2027 | 0x2030..=0x205E
+            0x00A1 | 0x00A7 | 0x00AB | 0x00B6 | 0x00B7 | 0x00BB | 0x00BF | 0x2010..=0x2027 | 0x2030..=0x205E
             | 0x3001..=0x3003 | 0x3008..=0x3011 | 0x3014..=0x301F | 0xFF01..=0xFF0F
             | 0xFF1A..=0xFF20 | 0xFF3B..=0xFF40 | 0xFF5B..=0xFF65)
 }
