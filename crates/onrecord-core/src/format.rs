@@ -364,7 +364,7 @@ fn checksum(header: &[u8], payload: &[u8]) -> u32 {
 }
 
 /// Copies a slice of known length into an array; the callers slice exactly `N` bytes.
-fn array<const N: usize>(bytes: &[u8]) -> [u8; N] {
+pub(crate) fn array<const N: usize>(bytes: &[u8]) -> [u8; N] {
     let mut out = [0; N];
     out.copy_from_slice(bytes);
     out

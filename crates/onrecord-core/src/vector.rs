@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::bm25::Hit;
-use crate::format::{DecodeError, Index};
+use crate::format::{DecodeError, Index, array};
 use crate::wordpiece::WordPiece;
 
 const MODEL_MAGIC: [u8; 8] = *b"ONRQMODL";
@@ -301,12 +301,6 @@ impl<'a> Reader<'a> {
     fn u32(&mut self) -> Result<u32, DecodeError> {
         Ok(u32::from_le_bytes(array(self.take(4)?)))
     }
-}
-
-fn array<const N: usize>(bytes: &[u8]) -> [u8; N] {
-    let mut out = [0; N];
-    out.copy_from_slice(&bytes[..N]);
-    out
 }
 
 /// Writes a model file in the layout above (used by tests and tools; the shipped model is made
