@@ -47,6 +47,7 @@ mod retrieve;
 mod sentence;
 mod text;
 mod vector;
+mod verify;
 mod wordpiece;
 
 pub use crate::answer::{Answer, AnswerConfig, Citation, Decline, Mode, Quote, ask};
@@ -62,4 +63,5 @@ pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
 pub use crate::vector::{
     MODEL_VERSION, QueryModel, VectorIndex, encode_query_model, search_vectors,
 };
+pub use crate::verify::verify_quote;
 pub use crate::wordpiece::{WordPiece, basic_tokens};
