@@ -1,0 +1,163 @@
+//! Gates after generation: strict parsing of the model's reply, quote verification against the
+//! proxy's own copy of each fragment, and the mode re-derived from what survives.
+
+use onrecord_core::{Index, verify_quote};
+use serde::Deserialize;
+
+use crate::api::{ClaimDto, SummaryDto};
+
+/// At most this many claims; a reply with more is refused whole (a flood of overlapping quotes
+/// is not an answer).
+pub(crate) const MAX_CLAIMS: usize = 8;
+/// A quote needs this many words: a single word "verifies" almost anywhere.
+const MIN_QUOTE_WORDS: usize = 3;
+/// The model's own wording is cut to this many characters.
+const MAX_ANSWER_CHARS: usize = 600;
+
+/// What the model must return. Unknown fields (`html`, `url`, `tool_calls`, …) fail the parse.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelReply {
+    found: bool,
+    // Required by the contract but never kept: the provisional stream has already shown it.
+    #[serde(rename = "answer")]
+    _answer: String,
+    claims: Vec<ModelClaim>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelClaim {
+    quote: String,
+    fragment: u32,
+}
+
+/// Checks the model's raw output. `sent` are the fragment ids the browser asked about.
+/// `finish_reason` other than `stop` (cut by length, filtered) declines.
+pub(crate) fn check(
+    index: &Index,
+    sent: &[u32],
+    content: &str,
+    finish_reason: Option<&str>,
+) -> SummaryDto {
+    if matches!(finish_reason, Some(r) if r != "stop") {
+        return decline("model-output-cut", 0);
+    }
+    let Ok(reply) = serde_json::from_str::<ModelReply>(content.trim()) else {
+        return decline("model-output-invalid", 0);
+    };
+    if reply.claims.len() > MAX_CLAIMS {
+        return decline("model-output-invalid", reply.claims.len());
+    }
+    if !reply.found {
+        // A decline with quotes attached is still a decline; the quotes count as dropped.
+        return decline("model-declined", reply.claims.len());
+    }
+    let mut claims: Vec<ClaimDto> = Vec::new();
+    for claim in &reply.claims {
+        if let Some(c) = verified(index, sent, claim) {
+            if !claims
+                .iter()
+                .any(|k| k.fragment == c.fragment && k.start == c.start && k.end == c.end)
+            {
+                claims.push(c);
+            }
+        }
+    }
+    let dropped = reply.claims.len() - claims.len();
+    if claims.is_empty() {
+        return decline("no-verified-quote", dropped);
+    }
+    SummaryDto {
+        mode: "answer",
+        reason: None,
+        claims,
+        dropped,
+        cached: false,
+    }
+}
+
+/// A claim that cites a sent fragment and quotes it; the text is taken from the fragment.
+fn verified(index: &Index, sent: &[u32], claim: &ModelClaim) -> Option<ClaimDto> {
+    if !sent.contains(&claim.fragment) || claim.quote.split_whitespace().count() < MIN_QUOTE_WORDS {
+        return None;
+    }
+    let frag = index.fragments.get(claim.fragment as usize)?;
+    let range = verify_quote(&frag.text, &claim.quote)?;
+    let doc = index.docs.get(frag.doc as usize)?;
+    let url = if frag.anchor.is_empty() {
+        doc.url.clone()
+    } else {
+        format!("{}#{}", doc.url, frag.anchor)
+    };
+    Some(ClaimDto {
+        fragment: claim.fragment,
+        start: u32::try_from(range.start).ok()?,
+        end: u32::try_from(range.end).ok()?,
+        text: frag.text.get(range)?.to_string(),
+        title: doc.title.clone(),
+        section: frag.heading_path.join(" › "),
+        url,
+    })
+}
+
+fn decline(reason: &'static str, dropped: usize) -> SummaryDto {
+    SummaryDto {
+        mode: "not-found",
+        reason: Some(reason),
+        claims: Vec::new(),
+        dropped,
+        cached: false,
+    }
+}
+
+/// The `answer` string of a reply that is still being written, for the provisional display:
+/// the JSON string value after `"answer":`, decoded as far as it goes. `None` until it starts.
+pub(crate) fn partial_answer(buf: &str) -> Option<String> {
+    let key = buf.find("\"answer\"")?;
+    let rest = buf.get(key + "\"answer\"".len()..)?.trim_start();
+    let rest = rest.strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let mut out = String::new();
+    let mut chars = rest.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => break,
+            '\\' => match chars.next() {
+                Some('n') | Some('t') | Some('r') => out.push(' '),
+                Some('u') => {
+                    let hex: String = chars.by_ref().take(4).collect();
+                    if let Some(c) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                        out.push(c);
+                    }
+                }
+                Some(c) => out.push(c),
+                None => break,
+            },
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+        if out.chars().count() >= MAX_ANSWER_CHARS {
+            break;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_answer_follows_the_stream() {
+        assert_eq!(partial_answer("{\"found\": true, \"ans"), None);
+        assert_eq!(
+            partial_answer("{\"found\":true,\"answer\":\"Ref"),
+            Some("Ref".into())
+        );
+        assert_eq!(
+            partial_answer("{\"answer\": \"a \\\"b\\\"\\nc\\u00e9\", \"claims\": []}"),
+            Some("a \"b\" cé".into())
+        );
+    }
+}

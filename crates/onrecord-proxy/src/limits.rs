@@ -1,0 +1,182 @@
+//! Rate limits: a token bucket per client address and one for everyone, each answering with
+//! how long to wait.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// A bucket's size and refill rate.
+#[derive(Debug, Clone, Copy)]
+pub struct Rate {
+    /// Requests allowed at once.
+    pub burst: u32,
+    /// Requests added back per second.
+    pub per_sec: f64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+impl Bucket {
+    fn full(rate: Rate, now: Instant) -> Bucket {
+        Bucket {
+            tokens: f64::from(rate.burst),
+            at: now,
+        }
+    }
+
+    /// Takes one token, or says how long until one is there.
+    fn take(&mut self, rate: Rate, now: Instant) -> Result<(), Duration> {
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.tokens = (self.tokens + elapsed * rate.per_sec).min(f64::from(rate.burst));
+        self.at = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else if rate.per_sec > 0.0 {
+            Err(Duration::from_secs_f64((1.0 - self.tokens) / rate.per_sec))
+        } else {
+            Err(Duration::from_secs(3600))
+        }
+    }
+
+    fn is_full(&self, rate: Rate, now: Instant) -> bool {
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.tokens + elapsed * rate.per_sec >= f64::from(rate.burst)
+    }
+}
+
+/// Per-client buckets, keyed by the peer address (an IPv6 client by its /64, which one
+/// subscriber typically holds whole). Forwarded-for headers are not trusted.
+pub(crate) struct Limiter {
+    per_client: Rate,
+    max_clients: usize,
+    clients: Mutex<HashMap<IpAddr, Bucket>>,
+    global: Rate,
+    global_bucket: Mutex<Bucket>,
+}
+
+impl Limiter {
+    pub(crate) fn new(per_client: Rate, global: Rate, max_clients: usize) -> Limiter {
+        let now = Instant::now();
+        Limiter {
+            per_client,
+            max_clients,
+            clients: Mutex::new(HashMap::new()),
+            global,
+            global_bucket: Mutex::new(Bucket::full(global, now)),
+        }
+    }
+
+    /// Charges one request to a client.
+    pub(crate) fn client(&self, ip: IpAddr) -> Result<(), Duration> {
+        let now = Instant::now();
+        let key = client_key(ip);
+        let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        if !clients.contains_key(&key) && clients.len() >= self.max_clients {
+            // Forget clients whose buckets have refilled: they hold no state worth keeping.
+            let rate = self.per_client;
+            clients.retain(|_, b| !b.is_full(rate, now));
+            if clients.len() >= self.max_clients {
+                // Still full of active clients: fail closed rather than grow without bound.
+                return Err(Duration::from_secs(1));
+            }
+        }
+        clients
+            .entry(key)
+            .or_insert_with(|| Bucket::full(self.per_client, now))
+            .take(self.per_client, now)
+    }
+
+    /// Charges one upstream call to the global budget.
+    pub(crate) fn global(&self) -> Result<(), Duration> {
+        let mut bucket = self.global_bucket.lock().unwrap_or_else(|p| p.into_inner());
+        bucket.take(self.global, Instant::now())
+    }
+
+    #[cfg(test)]
+    fn n_clients(&self) -> usize {
+        self.clients.lock().map(|c| c.len()).unwrap_or(0)
+    }
+}
+
+fn client_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let mut s = v6.segments();
+                s[4..].fill(0);
+                IpAddr::V6(s.into())
+            }
+        },
+    }
+}
+
+/// Seconds for a `Retry-After` header: whole seconds, rounded up, at least 1.
+pub(crate) fn retry_after_secs(wait: Duration) -> u64 {
+    wait.as_secs_f64().ceil().max(1.0) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TIGHT: Rate = Rate {
+        burst: 2,
+        per_sec: 0.5,
+    };
+    const LOOSE: Rate = Rate {
+        burst: 1000,
+        per_sec: 1000.0,
+    };
+
+    #[test]
+    fn burst_then_wait_per_client_and_others_unaffected() {
+        let l = Limiter::new(TIGHT, LOOSE, 100);
+        let a: IpAddr = "127.0.0.1".parse().unwrap();
+        assert!(l.client(a).is_ok() && l.client(a).is_ok());
+        let wait = l.client(a).unwrap_err();
+        assert!(wait > Duration::from_millis(1500) && wait <= Duration::from_secs(2));
+        assert_eq!(retry_after_secs(wait), 2);
+        assert!(l.client("127.0.0.2".parse().unwrap()).is_ok());
+    }
+
+    #[test]
+    fn ipv6_clients_share_their_64() {
+        let l = Limiter::new(TIGHT, LOOSE, 100);
+        for host in ["2001:db8::1", "2001:db8::2"] {
+            assert!(l.client(host.parse().unwrap()).is_ok());
+        }
+        assert!(l.client("2001:db8::ffff".parse().unwrap()).is_err());
+        assert!(l.client("2001:db8:0:1::1".parse().unwrap()).is_ok());
+    }
+
+    #[test]
+    fn the_global_bucket_limits_everyone() {
+        let l = Limiter::new(LOOSE, TIGHT, 100);
+        assert!(l.global().is_ok() && l.global().is_ok());
+        assert!(l.global().is_err());
+    }
+
+    #[test]
+    fn client_state_stays_bounded() {
+        let l = Limiter::new(
+            Rate {
+                burst: 1,
+                per_sec: 1e9,
+            },
+            LOOSE,
+            1000,
+        );
+        for i in 0..100_000u32 {
+            let _ = l.client(IpAddr::V4(i.into()));
+        }
+        assert!(l.n_clients() <= 1000, "{}", l.n_clients());
+    }
+}
