@@ -30,7 +30,7 @@ use crate::gate;
 use crate::limits::{Limiter, retry_after_secs};
 use crate::prompt;
 use crate::runlog::{Entry, RunLog};
-use crate::upstream::{self, AsyncText, NoText, UpstreamError};
+use crate::upstream::{self, ApiKey, AsyncText, NoText, UpstreamError};
 
 /// A configured proxy over one index.
 pub struct Proxy {
@@ -356,14 +356,18 @@ fn log(st: &AppState, valid: &Valid, res: Result<&SummaryDto, &str>, started: In
 /// answer text.
 struct Provisional {
     tx: mpsc::Sender<Bytes>,
+    key: Option<ApiKey>,
     last: String,
 }
 
 impl AsyncText for Provisional {
     async fn text(&mut self, so_far: &str) {
-        let Some(text) = gate::partial_answer(so_far) else {
+        let Some(mut text) = gate::partial_answer(so_far) else {
             return;
         };
+        if let Some(key) = &self.key {
+            text = key.redact(&text);
+        }
         if text != self.last {
             // A closed channel means the client left; the select in `stream` ends the call.
             let _ = self
@@ -389,6 +393,7 @@ fn stream(
         let _permit = permit;
         let sink = Provisional {
             tx: tx.clone(),
+            key: st.cfg.upstream.key.clone(),
             last: String::new(),
         };
         let res = tokio::select! {

@@ -22,6 +22,16 @@ impl ApiKey {
         ApiKey(key)
     }
 
+    /// `text` with every occurrence of the key replaced: an upstream that echoes the key back
+    /// in its output must not get it shown to a visitor.
+    pub(crate) fn redact(&self, text: &str) -> String {
+        if self.0.is_empty() {
+            text.to_string()
+        } else {
+            text.replace(&self.0, "[redacted]")
+        }
+    }
+
     fn header(&self) -> Option<HeaderValue> {
         let mut value = HeaderValue::from_str(&format!("Bearer {}", self.0)).ok()?;
         value.set_sensitive(true);
