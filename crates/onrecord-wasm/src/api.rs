@@ -20,7 +20,8 @@ export interface QuoteDto { text: string; fragment: number; start: number; end: 
 export interface HintDto { label: string; url: string; locator: string; }
 export interface CitationDto { title: string; section: string; url: string; fragmentNo: number; fragmentCount: number; }
 export interface DeclineDto { gate: "no-content-words" | "never-mentioned" | "below-floor" | "unsupported"; message: string; terms: string[]; }
-export interface IndexInfoDto { documents: number; fragments: number; terms: number; corpusHash: string; }
+export interface VerifiedQuoteDto { start: number; end: number; text: string; }
+export interface IndexInfoDto { documents: number; fragments: number; terms: number; corpusHash: string; formatVersion: number; }
 "#;
 
 /// The reply to a question, as the widget renders it.
@@ -80,6 +81,16 @@ pub(crate) struct IndexInfoDto {
     pub(crate) fragments: usize,
     pub(crate) terms: usize,
     pub(crate) corpus_hash: String,
+    /// The index format version, which the proxy checks along with the corpus hash.
+    pub(crate) format_version: u32,
+}
+
+/// A quote found in a fragment: byte offsets and the fragment's own text there.
+#[derive(Serialize)]
+pub(crate) struct VerifiedQuoteDto {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) text: String,
 }
 
 impl From<Answer> for AnswerDto {

@@ -6,10 +6,12 @@
 mod api;
 
 use gloo_net::http::Request;
-use onrecord_core::{AnswerConfig, Index, QueryModel as CoreQueryModel, ask, model_fits};
+use onrecord_core::{
+    AnswerConfig, FORMAT_VERSION, Index, QueryModel as CoreQueryModel, ask, model_fits,
+};
 use wasm_bindgen::prelude::*;
 
-use crate::api::{AnswerDto, IndexInfoDto};
+use crate::api::{AnswerDto, IndexInfoDto, VerifiedQuoteDto};
 
 /// A loaded index, ready to answer questions.
 #[wasm_bindgen]
@@ -74,6 +76,24 @@ impl Engine {
         Ok(())
     }
 
+    /// Checks a quote that something else (the model, via the proxy) attributes to a fragment:
+    /// `{start, end, text}` with the fragment's own bytes at those offsets, or `null` when the
+    /// quote is not in that fragment or the fragment does not exist.
+    #[wasm_bindgen(js_name = verifyQuote, unchecked_return_type = "VerifiedQuoteDto | null")]
+    pub fn verify_quote(&self, fragment: u32, text: &str) -> Result<JsValue, JsError> {
+        let Some(frag) = self.index.fragments.get(fragment as usize) else {
+            return Ok(JsValue::NULL);
+        };
+        match onrecord_core::verify_quote(&frag.text, text) {
+            Some(range) => to_js(&VerifiedQuoteDto {
+                start: range.start,
+                end: range.end,
+                text: frag.text.get(range).unwrap_or_default().to_string(),
+            }),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
     /// Counts and the corpus hash of the loaded index.
     #[wasm_bindgen(unchecked_return_type = "IndexInfoDto")]
     pub fn info(&self) -> Result<JsValue, JsError> {
@@ -88,6 +108,7 @@ impl Engine {
             fragments: self.index.fragments.len(),
             terms: self.index.terms.len(),
             corpus_hash: hash,
+            format_version: FORMAT_VERSION,
         })
     }
 }

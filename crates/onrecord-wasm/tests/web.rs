@@ -102,6 +102,25 @@ fn info_reports_counts_and_hash() {
     let info = engine.info().unwrap();
     assert_eq!(get(&info, "documents"), 1);
     assert_eq!(get(&info, "corpusHash"), "01".repeat(32).as_str());
+    assert_eq!(get(&info, "formatVersion"), onrecord_core::FORMAT_VERSION);
+}
+
+#[wasm_bindgen_test]
+fn verify_quote_returns_the_fragments_own_bytes_or_null() {
+    let engine = Engine::new(&index_bytes()).unwrap();
+    let found = engine
+        .verify_quote(0, "refunds ARRIVE within 10  working days")
+        .unwrap();
+    assert_eq!(get(&found, "text"), "Refunds arrive within 10 working days");
+    assert_eq!(get(&found, "start"), 0);
+    assert_eq!(get(&found, "end"), 37);
+    assert!(
+        engine
+            .verify_quote(0, "Refunds arrive within 11 working days")
+            .unwrap()
+            .is_null()
+    );
+    assert!(engine.verify_quote(7, "Refunds arrive").unwrap().is_null());
 }
 
 #[wasm_bindgen_test]
