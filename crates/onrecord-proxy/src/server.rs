@@ -189,7 +189,7 @@ async fn handle(st: Arc<AppState>, peer: SocketAddr, req: Request) -> Response {
     };
     let valid = match validate(&st, &body) {
         Ok(v) => v,
-        Err(resp) => return resp,
+        Err((status, message)) => return error(status, message),
     };
     let started = Instant::now();
     let cached = (st.cfg.cache_bytes > 0)
@@ -222,16 +222,17 @@ async fn handle(st: Arc<AppState>, peer: SocketAddr, req: Request) -> Response {
     }
 }
 
-fn validate(st: &AppState, body: &[u8]) -> Result<Valid, Response> {
+/// The request, checked against the proxy's own index; the error is the status and message.
+fn validate(st: &AppState, body: &[u8]) -> Result<Valid, (StatusCode, &'static str)> {
     let ask: AskRequest = serde_json::from_slice(body).map_err(|_| {
-        error(
+        (
             StatusCode::BAD_REQUEST,
             "request must be JSON {indexVersion, corpusHash, question, fragments} and nothing else",
         )
     })?;
     let question = ask.question.trim();
     if !(3..=500).contains(&question.chars().count()) {
-        return Err(error(
+        return Err((
             StatusCode::BAD_REQUEST,
             "question must be 3 to 500 characters",
         ));
@@ -243,13 +244,13 @@ fn validate(st: &AppState, body: &[u8]) -> Result<Valid, Response> {
         || ask.fragments.len() > st.cfg.max_fragments
         || sorted.len() != ask.fragments.len()
     {
-        return Err(error(
+        return Err((
             StatusCode::UNPROCESSABLE_ENTITY,
             "send between 1 and the allowed number of distinct fragment ids",
         ));
     }
     if ask.index_version != FORMAT_VERSION || ask.corpus_hash != st.corpus_hex {
-        return Err(error(
+        return Err((
             StatusCode::CONFLICT,
             "index version or corpus hash differs from the proxy's index; reload the page",
         ));
@@ -258,7 +259,7 @@ fn validate(st: &AppState, body: &[u8]) -> Result<Valid, Response> {
         .iter()
         .any(|&id| id as usize >= st.index.fragments.len())
     {
-        return Err(error(StatusCode::BAD_REQUEST, "unknown fragment id"));
+        return Err((StatusCode::BAD_REQUEST, "unknown fragment id"));
     }
     let key = cache::key(
         ask.index_version,

@@ -1,0 +1,58 @@
+//! The binary refuses to start without what it needs, and says which thing is missing.
+
+use std::process::Command;
+
+fn proxy(args: &[&str], key: Option<&str>) -> (bool, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_onrecord-proxy"));
+    cmd.args(args).env_remove("ONRECORD_UPSTREAM_KEY");
+    if let Some(k) = key {
+        cmd.env("ONRECORD_UPSTREAM_KEY", k);
+    }
+    let out = cmd.output().expect("runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+const BASE: [&str; 6] = [
+    "--upstream",
+    "http://127.0.0.1:9/v1",
+    "--model",
+    "m",
+    "--listen",
+    "127.0.0.1:0",
+];
+
+#[test]
+fn a_missing_or_empty_key_stops_startup_naming_the_variable() {
+    for key in [None, Some(""), Some("   ")] {
+        let mut args = vec!["--index", "/nonexistent.onr"];
+        args.extend(BASE);
+        let (ok, err) = proxy(&args, key);
+        assert!(!ok);
+        assert!(
+            err.contains("ONRECORD_UPSTREAM_KEY is missing or empty"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_index_stops_startup_and_the_key_is_not_printed() {
+    let dir = std::env::temp_dir().join(format!("onrecord-proxy-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.onr");
+    std::fs::write(&bad, b"<!doctype html>").unwrap();
+    let mut args = vec!["--index", bad.to_str().unwrap()];
+    args.extend(BASE);
+    let (ok, err) = proxy(&args, Some("sk-CANARY-cli-0123456789"));
+    assert!(!ok);
+    assert!(err.contains("the index does not load"), "{err}");
+    assert!(!err.contains("sk-CANARY"), "{err}");
+    let (ok, err) = proxy(&["--index", "x.onr"], Some("k"));
+    assert!(
+        !ok && err.contains("--upstream and --model are required"),
+        "{err}"
+    );
+}
