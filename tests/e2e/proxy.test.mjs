@@ -76,7 +76,7 @@ async function open() {
   page.on('pageerror', (err) => errors.push(err.message));
   page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
   page.on('request', (r) => requested.push(r.url()));
-  for (const name of ['summary.html', 'summary-test.js']) {
+  for (const name of ['summary.html', 'summary-page.js']) {
     await page.route(`${base}${name}`, (route) => route.fulfill({
       status: 200,
       contentType: name.endsWith('.html') ? 'text/html' : 'text/javascript',

@@ -41,6 +41,8 @@ pub struct Config {
     pub max_in_flight: usize,
     /// Request body cap in bytes.
     pub max_body_bytes: usize,
+    /// Time to receive the whole request body (a slow sender gets 408).
+    pub body_timeout: Duration,
     /// Fragment ids per request.
     pub max_fragments: usize,
     /// Answer cache size; 0 turns the cache off.
@@ -67,6 +69,7 @@ impl Config {
             max_clients: 100_000,
             max_in_flight: 1024,
             max_body_bytes: 4096,
+            body_timeout: Duration::from_secs(5),
             max_fragments: 8,
             cache_bytes: 16 << 20,
             allow_origin: None,

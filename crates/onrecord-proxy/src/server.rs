@@ -184,8 +184,16 @@ async fn handle(st: Arc<AppState>, peer: SocketAddr, req: Request) -> Response {
         .get(ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/event-stream"));
-    let Ok(body) = axum::body::to_bytes(req.into_body(), st.cfg.max_body_bytes).await else {
-        return error(StatusCode::PAYLOAD_TOO_LARGE, "request body too large");
+    // A body sent a byte at a time must not hold a connection for long.
+    let body = tokio::time::timeout(
+        st.cfg.body_timeout,
+        axum::body::to_bytes(req.into_body(), st.cfg.max_body_bytes),
+    )
+    .await;
+    let body = match body {
+        Err(_) => return error(StatusCode::REQUEST_TIMEOUT, "request body too slow"),
+        Ok(Err(_)) => return error(StatusCode::PAYLOAD_TOO_LARGE, "request body too large"),
+        Ok(Ok(body)) => body,
     };
     let valid = match validate(&st, &body) {
         Ok(v) => v,

@@ -570,6 +570,47 @@ async fn bad_requests_never_reach_the_model() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_sent_a_byte_at_a_time_is_cut_off() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let h = start(|_, _| Reply::Hang, |_| {}).await;
+    let addr = h
+        .url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    s.write_all(b"POST /v1/summary HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n{")
+        .await
+        .unwrap();
+    let t = Instant::now();
+    let mut buf = vec![0u8; 1024];
+    let mut got = Vec::new();
+    loop {
+        tokio::select! {
+            n = s.read(&mut buf) => {
+                let n = n.unwrap_or(0);
+                got.extend_from_slice(&buf[..n]);
+                if n == 0 || got.windows(4).any(|w| w == b"\r\n\r\n") { break; }
+            }
+            () = tokio::time::sleep(Duration::from_millis(50)) => { let _ = s.write_all(b" ").await; }
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "still reading after {:?}",
+            t.elapsed()
+        );
+    }
+    assert!(
+        String::from_utf8_lossy(&got).starts_with("HTTP/1.1 408"),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+    assert_eq!(h.fake.calls(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn per_client_and_global_rate_limits_answer_429_with_retry_after() {
     let ok = reply(
         true,

@@ -61,6 +61,7 @@ pub fn test_config(upstream: &str, run_log: PathBuf) -> Config {
         burst: 1000,
         per_sec: 1000.0,
     };
+    cfg.body_timeout = Duration::from_millis(300);
     cfg.run_log = Some(run_log);
     cfg
 }
