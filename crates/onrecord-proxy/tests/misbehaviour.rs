@@ -611,6 +611,27 @@ async fn a_body_sent_a_byte_at_a_time_is_cut_off() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_upstream_never_sees_more_than_the_in_flight_cap() {
+    let h = start(
+        |_, _| Reply::Hang,
+        |c| {
+            c.max_in_flight = 2;
+            c.upstream.response_timeout = Duration::from_millis(600);
+        },
+    )
+    .await;
+    let asks = (0..5).map(|i| {
+        let body = h.body(&format!("question number {i}"), &[bikes()]);
+        let h = &h;
+        async move { h.post(&body).await.status }
+    });
+    let mut statuses = futures_util::future::join_all(asks).await;
+    statuses.sort_unstable();
+    assert_eq!(statuses, vec![429, 429, 429, 504, 504]);
+    assert_eq!(h.fake.calls(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn per_client_and_global_rate_limits_answer_429_with_retry_after() {
     let ok = reply(
         true,
@@ -854,4 +875,8 @@ async fn cors_echoes_only_the_configured_origin() {
         );
     }
     assert_eq!(h.fake.calls(), 0);
+    // A wildcard origin is refused at startup.
+    let mut cfg = support::harness::test_config("http://127.0.0.1:1/v1", "/dev/null".into());
+    cfg.allow_origin = Some("*".into());
+    assert!(onrecord_proxy::Proxy::new(&demo().0, cfg).is_err());
 }
