@@ -54,6 +54,10 @@ impl Proxy {
     pub fn new(index_bytes: &[u8], cfg: Config) -> anyhow::Result<Proxy> {
         let index = Index::from_bytes(index_bytes)
             .map_err(|e| anyhow::anyhow!("the index does not load: {e}"))?;
+        if cfg.upstream.key.as_ref().is_some_and(|k| !k.is_sendable()) {
+            // Name the problem, never the key.
+            anyhow::bail!("the API key contains characters an HTTP header cannot carry");
+        }
         if cfg.allow_origin.as_deref() == Some("*") {
             anyhow::bail!("allow-origin must name one origin, not '*'");
         }

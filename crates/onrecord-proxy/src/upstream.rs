@@ -32,6 +32,11 @@ impl ApiKey {
         }
     }
 
+    /// Whether the key can be sent at all (printable ASCII, as an HTTP header needs).
+    pub(crate) fn is_sendable(&self) -> bool {
+        self.header().is_some()
+    }
+
     fn header(&self) -> Option<HeaderValue> {
         let mut value = HeaderValue::from_str(&format!("Bearer {}", self.0)).ok()?;
         value.set_sensitive(true);

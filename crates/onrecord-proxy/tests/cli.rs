@@ -55,4 +55,20 @@ fn a_bad_index_stops_startup_and_the_key_is_not_printed() {
         !ok && err.contains("--upstream and --model are required"),
         "{err}"
     );
+    // A key no HTTP header can carry is refused up front, not silently dropped.
+    let index = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../crates/onrecord-core/tests/data/index_v2.onr");
+    let mut args = vec!["--index", index.to_str().unwrap()];
+    args.extend(BASE);
+    let (ok, err) = proxy(&args, Some("sk-CANARY\u{7}bell"));
+    assert!(
+        !ok && err.contains("characters an HTTP header cannot carry"),
+        "{err}"
+    );
+    assert!(!err.contains("sk-CANARY"), "{err}");
+    let (ok, err) = proxy(&["--index", "x.onr"], Some("k"));
+    assert!(
+        !ok && err.contains("--upstream and --model are required"),
+        "{err}"
+    );
 }
