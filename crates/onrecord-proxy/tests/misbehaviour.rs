@@ -291,6 +291,34 @@ async fn sse_edge_cases_parse_or_fail_cleanly() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_split_inside_characters_and_lines_still_parses() {
+    // Multi-byte characters in the answer, cut mid-character by 7-byte writes.
+    let mut content = reply(
+        true,
+        &[("you have 30 days from the day of delivery", bikes())],
+    );
+    content["answer"] = json!("Dreißig Tage — “30 days” ✓ 三十天");
+    let delta = json!({"choices": [{"index": 0, "delta": {"content": content.to_string()}, "finish_reason": "stop"}]});
+    let body = format!("data: {delta}\n\ndata: [DONE]\n\n").into_bytes();
+    let h = start(
+        move |_, _| Reply::Dribble {
+            content_type: "text/event-stream",
+            body: body.clone(),
+            piece: 7,
+        },
+        |c| c.upstream.idle_timeout = Duration::from_millis(500),
+    )
+    .await;
+    let s = summary(&h, &[bikes()]).await;
+    // The quote's case differs from the fragment; the displayed text is the fragment's own.
+    assert_eq!(s["mode"], "answer", "{s}");
+    assert_eq!(
+        s["claims"][0]["text"],
+        "You have 30 days from the day of delivery"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn statuses_retry_only_on_429_and_5xx() {
     let status = |code, retry_after| Reply::Status {
         code,

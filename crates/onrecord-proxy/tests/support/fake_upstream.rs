@@ -50,6 +50,13 @@ pub enum Reply {
         content_type: &'static str,
         body: Vec<u8>,
     },
+    /// 200 with these bytes, written `piece` bytes at a time (splitting UTF-8 characters and
+    /// lines across reads).
+    Dribble {
+        content_type: &'static str,
+        body: Vec<u8>,
+        piece: usize,
+    },
     /// Waits, then replies.
     Delayed(Duration, Box<Reply>),
 }
@@ -329,6 +336,22 @@ fn respond<'a>(
                 w.write_all(head.as_bytes()).await?;
                 if !body.is_empty() {
                     chunk(w, &body).await?;
+                }
+                w.write_all(b"0\r\n\r\n").await?;
+                Ok(true)
+            }
+            Reply::Dribble {
+                content_type,
+                body,
+                piece,
+            } => {
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ntransfer-encoding: chunked\r\n\r\n"
+                );
+                w.write_all(head.as_bytes()).await?;
+                for part in body.chunks(piece.max(1)) {
+                    chunk(w, part).await?;
+                    tokio::time::sleep(Duration::from_millis(1)).await;
                 }
                 w.write_all(b"0\r\n\r\n").await?;
                 Ok(true)
