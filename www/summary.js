@@ -21,17 +21,25 @@ export function summaryEndpoint(proxyUrl) {
 }
 
 /**
- * Asks the proxy for a summary and renders it into `container`.
+ * Asks the proxy for a summary and renders it into its own section inside `container`.
+ * `proxy` (or `proxyUrl`) is the data-proxy value; the fragments are `fragments`, or those of
+ * `answer.quotes` (the extractive answer the widget showed). `engine` needs `info()` and
+ * `verifyQuote(fragment, text)`, sync (the wasm Engine) or async (a worker handle); without
+ * them nothing from the model can be checked, so nothing is asked or shown.
  * Resolves to `{ mode, shown, dropped, droppedHere, error }`; never rejects on proxy failures.
  */
-export async function askForSummary({ proxyUrl, engine, question, fragments, container, signal }) {
-  const info = engine.info();
-  const sent = fragments.slice(0, 8);
+export async function askForSummary({ proxy, proxyUrl, engine, question, answer, fragments, container, signal }) {
+  const ids = fragments ?? (answer?.quotes ?? []).map((q) => q.fragment);
+  const sent = [...new Set(ids)].filter(Number.isInteger).slice(0, 8);
+  container.querySelector(':scope > .onrecord-summary')?.remove();
+  const root = el('section', 'onrecord-summary');
+  root.setAttribute('aria-label', 'Model summary');
   const status = el('p', 'onrecord-summary-status');
   status.setAttribute('role', 'status');
   status.setAttribute('aria-live', 'polite');
   status.textContent = 'Asking for a summary…';
-  container.replaceChildren(status);
+  root.append(status);
+  container.append(root);
   let draft = null;
 
   const showDraft = (text) => {
@@ -41,7 +49,7 @@ export async function askForSummary({ proxyUrl, engine, question, fragments, con
       const label = el('span', 'onrecord-summary-draft-label');
       label.textContent = 'Draft, not yet checked: ';
       draft.append(label, el('span', 'onrecord-summary-draft-text'));
-      container.append(draft);
+      root.append(draft);
     }
     draft.lastChild.textContent = text;
   };
@@ -52,9 +60,20 @@ export async function askForSummary({ proxyUrl, engine, question, fragments, con
     return { mode: 'error', shown: 0, dropped: 0, droppedHere: 0, error: message };
   };
 
+  if (typeof engine?.verifyQuote !== 'function' || typeof engine?.info !== 'function') {
+    return fail('this page cannot check the model’s quotes');
+  }
+  if (sent.length === 0) return fail('there are no passages to summarise');
+  let info;
+  try {
+    info = await engine.info();
+  } catch (err) {
+    return fail(`the search index is not ready (${err.message})`);
+  }
+
   let response;
   try {
-    response = await fetch(summaryEndpoint(proxyUrl), {
+    response = await fetch(summaryEndpoint(proxy ?? proxyUrl), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({
@@ -95,16 +114,21 @@ export async function askForSummary({ proxyUrl, engine, question, fragments, con
   }
   if (!final) return fail('the summary stream ended without a result');
   draft?.remove();
-  return render(final, { engine, sent, container, status });
+  return render(final, { engine, sent, root, status });
 }
 
 /** Renders the validated summary, keeping only quotes this page's own index confirms. */
-function render(summary, { engine, sent, container, status }) {
+async function render(summary, { engine, sent, root, status }) {
   const claims = Array.isArray(summary.claims) ? summary.claims : [];
   const kept = [];
   for (const claim of claims) {
     if (!sent.includes(claim.fragment) || typeof claim.text !== 'string') continue;
-    const check = engine.verifyQuote(claim.fragment, claim.text);
+    let check = null;
+    try {
+      check = await engine.verifyQuote(claim.fragment, claim.text);
+    } catch {
+      check = null; // a quote that cannot be checked is not shown
+    }
     // The proxy sends the fragment's bytes; anything else means the two indexes disagree.
     if (check === null || check === undefined || check.text !== claim.text) continue;
     kept.push({ ...claim, text: check.text });
@@ -134,7 +158,7 @@ function render(summary, { engine, sent, container, status }) {
     figure.append(quote, cite);
     list.append(figure);
   }
-  container.append(list);
+  root.append(list);
   const n = kept.length;
   status.textContent = `Summary: ${n} checked quote${n === 1 ? '' : 's'}` +
     (dropped ? `; ${dropped} unchecked quote${dropped === 1 ? '' : 's'} left out.` : '.');

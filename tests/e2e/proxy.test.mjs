@@ -163,6 +163,16 @@ test('the browser re-verifies: a tampered claim from the proxy is dropped', asyn
   await page.close();
 });
 
+test('an engine that cannot verify quotes means nothing is asked or shown', async () => {
+  const { page, requested } = await open();
+  const result = await run(page, RETURNS, { askOnly: true });
+  assert.equal(result.mode, 'error');
+  assert.equal(await page.locator('.onrecord-summary-status').textContent(),
+    'Summary unavailable: this page cannot check the model’s quotes');
+  assert.ok(!requested.some((u) => u.startsWith(proxyUrl)), 'the proxy was called');
+  await page.close();
+});
+
 test('a proxy that refuses is a clear message, not a broken widget', async () => {
   const { page } = await open();
   await page.route(`${proxyUrl}/v1/summary`, (route) => route.fulfill({
