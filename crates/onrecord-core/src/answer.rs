@@ -262,14 +262,7 @@ fn evidence(
     let query_vector = model
         .filter(|m| model_fits(index, m))
         .and_then(|m| m.embed(question));
-    let total: f32 = terms.iter().map(|t| t.idf).sum();
-    let share = |covered: &[bool]| {
-        if total > 0.0 {
-            weight(terms, covered) / total
-        } else {
-            0.0
-        }
-    };
+    let share = |covered: &[bool]| share_of(terms, covered);
     let candidates: Vec<Candidate> = hits
         .iter()
         .filter_map(|hit| {
@@ -457,15 +450,30 @@ fn quote(index: &Index, frag: u32, fragment: &Fragment, pick: &Pick, terms: &[Qu
     }
 }
 
+/// Share (0..1) of the question's idf weight that `covered` carries. A framing verb ("think",
+/// "written") counts only when it is covered: it may help, it is never required.
+fn share_of(terms: &[QueryTerm], covered: &[bool]) -> f32 {
+    let total: f32 = terms
+        .iter()
+        .zip(covered)
+        .filter(|(t, c)| !t.framing || **c)
+        .map(|(t, _)| t.idf)
+        .sum();
+    if total > 0.0 {
+        weight(terms, covered) / total
+    } else {
+        0.0
+    }
+}
+
 /// Hints whose public-safe words (label, locator, keywords) cover at least `floor` of the
 /// question's idf weight, best first.
 fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingHint> {
-    let total: f32 = terms.iter().map(|t| t.idf).sum();
-    if total <= 0.0 || index.hints.is_empty() {
+    if index.hints.is_empty() {
         return Vec::new();
     }
-    let mut covered = vec![0f32; index.hints.len()];
-    for term in terms {
+    let mut covered = vec![vec![false; terms.len()]; index.hints.len()];
+    for (i, term) in terms.iter().enumerate() {
         let mut hit: Vec<u32> = term
             .hint_term_ids
             .iter()
@@ -475,15 +483,15 @@ fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingH
         hit.sort_unstable();
         hit.dedup();
         for h in hit {
-            if let Some(c) = covered.get_mut(h as usize) {
-                *c += term.idf;
+            if let Some(c) = covered.get_mut(h as usize).and_then(|c| c.get_mut(i)) {
+                *c = true;
             }
         }
     }
     let mut bearing: Vec<(usize, f32)> = covered
-        .into_iter()
+        .iter()
         .enumerate()
-        .map(|(i, c)| (i, c / total))
+        .map(|(i, c)| (i, share_of(terms, c)))
         .filter(|&(_, share)| share >= floor)
         .collect();
     bearing.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));

@@ -135,8 +135,13 @@ pub(crate) fn pick(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> P
     let in_quote = (first..=last)
         .filter_map(|i| per_sentence.get(i))
         .fold(none, |acc, c| union(&acc, c));
-    let title = doc.map_or("", |d| d.title.as_str());
-    let context = wanted.covered(&format!("{title} {}", fragment.heading_path.join(" ")));
+    // The page title, headings and curated themes stand beside the quote on the page.
+    let context = wanted.covered(&format!(
+        "{} {} {}",
+        doc.map_or("", |d| d.title.as_str()),
+        fragment.heading_path.join(" "),
+        doc.map_or(String::new(), |d| d.themes.join(" "))
+    ));
     let start = fragment.sentences.get(first).map_or(0, |s| s.0);
     let end = fragment
         .sentences

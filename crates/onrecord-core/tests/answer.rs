@@ -245,3 +245,32 @@ fn a_single_well_supported_quote_has_high_confidence_and_lists_other_sections() 
     assert_eq!(answer.related.len(), 1);
     assert_eq!(answer.related[0].citation.url, "/faq/#refund questions");
 }
+
+#[test]
+fn the_site_author_and_framing_verbs_are_not_required_words() {
+    let essay = page(
+        "essays/craft.md",
+        "Craft and Repetition",
+        "Routine",
+        "Writers treat routine as the enemy of inspiration. It isn't.",
+    );
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+    builder.add(&essay, &chunk(&essay, 800));
+    let named = {
+        let mut b = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+        b.name_site(&["Person A".into()]);
+        b.add(&essay, &chunk(&essay, 800));
+        Index::from_bytes(&b.finish().to_bytes([2; 32]).unwrap()).unwrap()
+    };
+    let plain = Index::from_bytes(&builder.finish().to_bytes([2; 32]).unwrap()).unwrap();
+    let question = "What does Person A think about routine and craft?";
+    // Unnamed, "person" is a word no page uses, and the question is declined.
+    let declined = ask(&plain, None, question, &AnswerConfig::DEFAULT);
+    assert_eq!(declined.mode, Mode::NotFound, "{declined:?}");
+    assert_eq!(declined.missing_terms, ["person", "think"]);
+    // Named as the site's author, "Person A" means these pages; "think" frames the question.
+    let answer = ask(&named, None, question, &AnswerConfig::DEFAULT);
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    assert_eq!(answer.missing_terms, ["think"]);
+    assert!(answer.quotes[0].text.starts_with("Writers treat routine"));
+}
