@@ -59,7 +59,9 @@ pub use crate::format::{
     DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
     MAGIC, RoutingHint, TermPostings,
 };
-pub use crate::retrieve::{Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_with};
+pub use crate::retrieve::{
+    Fusion, Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_fused, retrieve_with,
+};
 pub use crate::sentence::sentences;
 pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
 pub use crate::vector::{
