@@ -475,8 +475,11 @@ impl fmt::Display for Report {
         writeln!(f, "terms             {}", self.terms)?;
         writeln!(f, "input             {} bytes", self.input_bytes)?;
         writeln!(f, "index             {} bytes", self.index_bytes)?;
+        let per_fragment = |bytes: u64| bytes as f64 / self.fragments.max(1) as f64;
         for (part, bytes) in &self.bytes_by_part {
-            writeln!(f, "  {part:<38} {bytes:>9} bytes")?;
+            let bytes = *bytes as u64;
+            let each = per_fragment(bytes);
+            writeln!(f, "  {part:<38} {bytes:>9} bytes  {each:>7.1} per fragment")?;
         }
         match self.embedding_secs {
             Some(secs) => writeln!(

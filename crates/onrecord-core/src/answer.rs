@@ -9,7 +9,7 @@
 use crate::bm25::{QueryTerm, query_terms};
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::quote::{Pick, Wanted, pick, text_fragment_url, union, weight};
-use crate::retrieve::{SHIPPED, model_fits, rank};
+use crate::retrieve::{SHIPPED, query_vector, rank};
 use crate::text::tokens;
 use crate::vector::{QueryModel, similarity};
 
@@ -258,10 +258,9 @@ fn evidence(
     if missing.len() == terms.len() {
         return Err(Decline::NeverMentioned { terms: missing });
     }
-    let hits = rank(index, model, question, terms, config.top_k, SHIPPED);
-    let query_vector = model
-        .filter(|m| model_fits(index, m))
-        .and_then(|m| m.embed(question));
+    // Embedded once: for ranking and for the meaning gate.
+    let query_vector = query_vector(index, model, question);
+    let hits = rank(index, query_vector.as_deref(), terms, config.top_k, SHIPPED);
     let share = |covered: &[bool]| share_of(terms, covered);
     let candidates: Vec<Candidate> = hits
         .iter()

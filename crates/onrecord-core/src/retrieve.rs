@@ -74,14 +74,25 @@ pub fn retrieve_with(
     k: usize,
     method: Method,
 ) -> Vec<Hit> {
+    let vector = query_vector(index, model, question);
     rank(
         index,
-        model,
-        question,
+        vector.as_deref(),
         &query_terms(index, question),
         k,
         method,
     )
+}
+
+/// The question's vector, when `model` fits the index.
+pub(crate) fn query_vector(
+    index: &Index,
+    model: Option<&QueryModel>,
+    question: &str,
+) -> Option<Vec<f32>> {
+    model
+        .filter(|m| model_fits(index, m))
+        .and_then(|m| m.embed(question))
 }
 
 /// Whether `model` embeds questions into the space of this index's vectors.
@@ -92,20 +103,18 @@ pub fn model_fits(index: &Index, model: &QueryModel) -> bool {
         .is_some_and(|v| v.model_checksum == model.checksum() && v.dims as usize == model.dims())
 }
 
+/// Ranks with the question's terms and, when there is one, its vector.
 pub(crate) fn rank(
     index: &Index,
-    model: Option<&QueryModel>,
-    question: &str,
+    vector: Option<&[f32]>,
     terms: &[QueryTerm],
     k: usize,
     method: Method,
 ) -> Vec<Hit> {
     let lexical = || search(index, terms, CANDIDATES);
     let semantic = || {
-        model
-            .filter(|m| model_fits(index, m))
-            .and_then(|m| m.embed(question))
-            .map(|q| search_vectors(index, &q, CANDIDATES))
+        vector
+            .map(|q| search_vectors(index, q, CANDIDATES))
             .unwrap_or_default()
     };
     let ranked = match method {
@@ -113,7 +122,7 @@ pub(crate) fn rank(
         Method::Bm25Rerank => rerank(index, terms, lexical()),
         Method::Vectors => semantic(),
         Method::Hybrid => reciprocal_rank(&[lexical(), semantic()]),
-        Method::HybridRerank => return fused(index, model, question, terms, k, &Fusion::SHIPPED),
+        Method::HybridRerank => return fused(index, vector, terms, k, &Fusion::SHIPPED),
     };
     cap_per_page(index, ranked, k)
 }
@@ -126,10 +135,10 @@ pub fn retrieve_fused(
     k: usize,
     fusion: &Fusion,
 ) -> Vec<Hit> {
+    let vector = query_vector(index, model, question);
     fused(
         index,
-        model,
-        question,
+        vector.as_deref(),
         &query_terms(index, question),
         k,
         fusion,
@@ -138,17 +147,14 @@ pub fn retrieve_fused(
 
 fn fused(
     index: &Index,
-    model: Option<&QueryModel>,
-    question: &str,
+    vector: Option<&[f32]>,
     terms: &[QueryTerm],
     k: usize,
     fusion: &Fusion,
 ) -> Vec<Hit> {
     let lexical = search(index, terms, CANDIDATES);
-    let semantic = model
-        .filter(|m| model_fits(index, m))
-        .and_then(|m| m.embed(question))
-        .map(|q| search_vectors(index, &q, CANDIDATES))
+    let semantic = vector
+        .map(|q| search_vectors(index, q, CANDIDATES))
         .unwrap_or_default();
     let mut scores: BTreeMap<u32, f32> = BTreeMap::new();
     for (list, weight) in [(lexical, 1.0), (semantic, fusion.vector_weight)] {
