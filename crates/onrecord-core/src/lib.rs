@@ -43,6 +43,7 @@ mod answer;
 mod bm25;
 mod chunk;
 mod format;
+mod plain;
 mod retrieve;
 mod sentence;
 mod text;
@@ -56,6 +57,7 @@ pub use crate::format::{
     DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
     MAGIC, RoutingHint, TermPostings,
 };
+pub use crate::plain::{MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents};
 pub use crate::retrieve::{Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_with};
 pub use crate::sentence::sentences;
 pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
