@@ -21,7 +21,10 @@ const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** Starts serving `root`; resolves to { server, url } once listening. Port 0 picks a free port. */
+const HASHED = /\.[0-9a-f]{10}\.[a-z]+$/;
+
+/** Starts serving `root`; resolves to { server, url } once listening. Port 0 picks a free port.
+ * `headers` is an object of extra response headers, or a function of the path returning one. */
 export function serve({ root, port = 0, host = '127.0.0.1', headers = {} }) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
@@ -39,8 +42,8 @@ export function serve({ root, port = 0, host = '127.0.0.1', headers = {} }) {
       res.writeHead(200, {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
         'content-length': body.length,
-        'cache-control': 'no-cache',
-        ...headers,
+        'cache-control': HASHED.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache',
+        ...(typeof headers === 'function' ? headers(path) : headers),
       });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch (err) {
