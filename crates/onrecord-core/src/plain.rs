@@ -153,8 +153,11 @@ pub(crate) fn parse(name: &str, text: &str, lang: Lang) -> SourceDoc {
         } else if let Some((level, heading)) = heading(trimmed) {
             flush(&mut sections, &mut paragraph);
             let heading = inline(heading);
-            if level == 1 && title.is_none() {
-                title = Some(heading.clone());
+            // The first level-1 heading before any other is the title, not a section (as in
+            // build-index).
+            if level == 1 && title.is_none() && path.is_empty() {
+                title = Some(heading);
+                continue;
             }
             while path.last().is_some_and(|(l, _)| *l >= level) {
                 path.pop();
@@ -339,9 +342,9 @@ mod tests {
             render(md),
             "title: Garden notes\n\
              [] #\n  Paragraph: Intro line one line two.\n\
-             [Garden notes > Watering daily] #watering-daily\n  ListItem: tomatoes\n  ListItem: basil, see the guide\n  Quote: shade in July\n  Code: # not a heading\nwater --all\n\
-             [Garden notes > Watering daily > Soil] #soil\n  Paragraph: Sandy.\n\
-             [Garden notes > Pests] #pests\n  Code: open fence\n"
+             [Watering daily] #watering-daily\n  ListItem: tomatoes\n  ListItem: basil, see the guide\n  Quote: shade in July\n  Code: # not a heading\nwater --all\n\
+             [Watering daily > Soil] #soil\n  Paragraph: Sandy.\n\
+             [Pests] #pests\n  Code: open fence\n"
         );
     }
 
