@@ -24,8 +24,8 @@ use crate::questions::Split;
 
 const USAGE: &str =
     "usage: eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT]
-            [--private-dir NAME] [--fragment-chars N] [--sizes N,N,...] [--check]
-            [--teacher DIR --model-dir DIR]
+            [--private-dir NAME] [--site-name NAME] [--fragment-chars N] [--sizes N,N,...]
+            [--check] [--teacher DIR --model-dir DIR]
             [--coverage-floor X] [--support-floor X] [--meaning-floor X] [--hint-floor X]
   --check        only check the question file (ids, evidence phrases) and exit
   --teacher DIR  with --model-dir: build fragment vectors as build-index does, and query with
@@ -91,6 +91,7 @@ fn parse_args() -> Result<Args> {
             "--json" => json = Some(PathBuf::from(value("--json")?)),
             "--markdown" => markdown = Some(PathBuf::from(value("--markdown")?)),
             "--private-dir" => options.private_dir = value("--private-dir")?,
+            "--site-name" => options.site_names.push(value("--site-name")?),
             "--fragment-chars" => {
                 let n = value("--fragment-chars")?;
                 options.fragment_chars = n

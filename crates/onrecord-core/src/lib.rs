@@ -44,13 +44,16 @@ mod bm25;
 mod chunk;
 mod format;
 mod plain;
+mod quote;
 mod retrieve;
 mod sentence;
 mod text;
 mod vector;
 mod wordpiece;
 
-pub use crate::answer::{Answer, AnswerConfig, Citation, Decline, Mode, Quote, ask};
+pub use crate::answer::{
+    Answer, AnswerConfig, Citation, Confidence, Decline, Mode, Quote, Section, ask,
+};
 pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};
 pub use crate::chunk::{Block, BlockKind, FragmentDraft, SourceDoc, SourceSection, chunk};
 pub use crate::format::{
