@@ -42,6 +42,7 @@
 mod answer;
 mod bm25;
 mod chunk;
+mod crc;
 mod format;
 mod plain;
 mod quote;
