@@ -14,7 +14,7 @@ import { gzipSync } from 'node:zlib';
 const ASSETS_LINE = /^const ASSETS = \{.*\};$/m;
 
 /** Builds the folder; returns { files: {name: bytes}, assets } for reports and tests. */
-export function writeSite({ index, out, model, pkg, www }) {
+export function writeSite({ index, out, model, pkg, www, summary }) {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   pkg = resolve(pkg ?? join(root, 'www/dist/pkg'));
   www = resolve(www ?? join(root, 'www'));
@@ -31,7 +31,8 @@ export function writeSite({ index, out, model, pkg, www }) {
     index: [need(index, 'the index'), 'index', '.onr'],
   };
   if (model) inputs.model = [need(model, 'the query model'), 'query-model', '.onq'];
-  if (existsSync(join(www, 'summary.js'))) inputs.summary = [readFileSync(join(www, 'summary.js')), 'summary', '.js'];
+  summary ??= join(www, 'summary.js'); // the proxy's "Ask for a summary" flow, when it exists
+  if (existsSync(summary)) inputs.summary = [readFileSync(summary), 'summary', '.js'];
 
   mkdirSync(out, { recursive: true });
   const assets = { css: null, glue: null, wasm: null, index: null, model: null, summary: null };

@@ -227,7 +227,7 @@ class Panel {
         for (const r of related) list.append(el('li', {}, place(r.url, where(r), own)));
         box.append(el('h3', { class: 'sub' }, 'Other matching sections'), list);
       }
-      if (this.opts.proxy && !own) box.append(this.summaryButton(question, answer, engine, box));
+      if (this.opts.proxy && ASSETS.summary && !own) box.append(this.summaryButton(question, answer, engine, box));
       const conf = answer.confidence ? ` ${cap(answer.confidence)} confidence.` : '';
       const from = quotes.length ? ` from ${where(quotes[0].citation)}` : '';
       this.say(`Answered with ${quotes.length} quote${quotes.length === 1 ? '' : 's'}${from}.${conf}`);

@@ -51,10 +51,16 @@ test('nothing loads before the widget opens; the button opens it and it answers 
   // The live region announces the result for screen readers.
   assert.equal(await page.locator('.onrecord-status').getAttribute('aria-live'), 'polite');
   assert.match(await status(page), /^Answered with 1 quote from Returns and refunds › Time limits › Bikes\./);
-  // Highlights (when the engine sends them) are <mark> text nodes of the question's words.
-  for (const mark of await page.locator('.onrecord-quote mark').allTextContents()) {
-    assert.match(mark.toLowerCase(), /^(days?|return\w*|bikes?)$/, `highlight ${mark}`);
-  }
+  // The question's words are highlighted as <mark> text nodes, by the engine's offsets.
+  const marks = await page.locator('.onrecord-quote mark').allTextContents();
+  assert.ok(marks.length >= 2, `highlights: ${marks}`);
+  for (const mark of marks) assert.match(mark.toLowerCase(), /^(days?|return\w*|bikes?)$/, `highlight ${mark}`);
+  assert.match(await page.locator('.chip.confidence').textContent(), /^(High|Medium|Low) confidence$/);
+  assert.match(await page.locator('.onrecord-cite a.jump').getAttribute('href'), /\/shop\/returns\/#bikes:~:text=/);
+  // Other matching sections, by heading, below the answer (same-origin links).
+  const related = page.locator('.related li a');
+  assert.ok(await related.count() >= 1, 'sub-results');
+  for (const href of await related.evaluateAll((links) => links.map((a) => a.href))) assert.ok(href.startsWith(base), href);
   await page.screenshot({ path: shots + 'answer.png' });
   assert.deepEqual(errors, []);
   await page.close();

@@ -21,7 +21,7 @@ before(async () => {
   assert.ok(existsSync(index), 'www/dist/fixture/index.onr is missing: run scripts/test.sh (it builds it)');
   rmSync(site, { recursive: true, force: true });
   cpSync(fileURLToPath(new URL('./fixtures/pages/', import.meta.url)), site, { recursive: true });
-  ({ assets } = writeSite({ index, out: site + 'onrecord' }));
+  ({ assets } = writeSite({ index, out: site + 'onrecord', summary: fileURLToPath(new URL('./fixtures/summary.js', import.meta.url)) }));
   strict = await serve({ root: site, headers: { 'content-security-policy': STRICT } });
   noWasm = await serve({ root: site, headers: { 'content-security-policy': NO_WASM } });
   browser = await launch();
@@ -54,8 +54,8 @@ test('strict CSP with Trusted Types: answers, follows the citation to its headin
   assert.equal(await page.locator('.onrecord-quote').first().textContent(), 'The first ferry leaves the north pier at 06:40 every weekday.');
   const link = page.locator('.onrecord-cite a.cite').first();
   assert.equal(await link.textContent(), 'Ferry guide › Timetable');
-  const jump = page.locator('.onrecord-cite a.jump');
-  if (await jump.count()) assert.match(await jump.getAttribute('href'), /^http:\/\/127\.0\.0\.1:\d+\/guide\/#timetable:~:text=/);
+  assert.match(await page.locator('.onrecord-cite a.jump').getAttribute('href'), /^http:\/\/127\.0\.0\.1:\d+\/guide\/#timetable:~:text=/);
+  assert.equal(await page.locator('button.summary').count(), 0, 'no summary button without data-proxy');
   await link.click();
   await page.waitForURL('**/guide/#timetable');
   assert.equal(await page.evaluate(() => document.querySelector(':target')?.textContent), 'Timetable');
@@ -152,6 +152,18 @@ test('the inline <onrecord-ask> element takes its options from data attributes',
   await input.press('Enter');
   await page.locator('.answer').waitFor();
   assert.equal(await page.locator('.onrecord-quote').count(), 1, 'data-max-quotes="1"');
+  assert.deepEqual(await violations(), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('with data-proxy, "Ask for a summary" hands the answer to summary.js', async () => {
+  const context = await browser.newContext();
+  const { page, errors, violations } = await open(context, new URL('proxy.html', strict.url).href);
+  await ask(page, 'How much is a return ticket?');
+  await page.getByRole('button', { name: 'Ask for a summary' }).click();
+  assert.equal(await page.locator('.fake-summary').textContent(),
+    'summary via /api/summary for “How much is a return ticket?”: 1 quote(s), engine function');
   assert.deepEqual(await violations(), []);
   assert.deepEqual(errors, []);
   await context.close();
