@@ -247,6 +247,8 @@ class Panel {
       this.say(`Not in these documents. ${why}`.trim());
     }
     this.result.replaceChildren(box);
+    // The result says it on screen; the status line still announces it to screen readers.
+    this.status.classList.add('quiet');
   }
 
   /** "Ask for a summary": hands over to www/summary.js (the proxy flow) when it is deployed. */
