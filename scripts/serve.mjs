@@ -30,6 +30,13 @@ export function serve({ root, port = 0, host = '127.0.0.1', headers = {} }) {
   const server = createServer(async (req, res) => {
     try {
       const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      // CSP violation reports (`report-uri /csp-report`), from pages and their workers alike.
+      if (req.method === 'POST' && path === '/csp-report') {
+        let body = '';
+        for await (const chunk of req) body += chunk;
+        server.cspReports.push(body);
+        return send(res, 204, '');
+      }
       let file = normalize(join(base, path));
       if (file !== base && !file.startsWith(base + sep)) return send(res, 403, 'forbidden');
       let info = await stat(file).catch(() => null);
@@ -50,6 +57,7 @@ export function serve({ root, port = 0, host = '127.0.0.1', headers = {} }) {
       send(res, 400, `bad request: ${err.message}`);
     }
   });
+  server.cspReports = [];
   return new Promise((ok, fail) => {
     server.once('error', fail);
     server.listen(port, host, () => {

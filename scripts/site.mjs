@@ -26,6 +26,7 @@ export function writeSite({ index, out, model, pkg, www, summary }) {
   };
   const inputs = {
     css: [need(join(www, 'onrecord.css'), 'the widget styles'), 'onrecord', '.css'],
+    worker: [need(join(www, 'onrecord-worker.js'), 'the engine worker'), 'onrecord-worker', '.js'],
     glue: [need(join(pkg, 'onrecord_wasm.js'), 'the wasm glue'), 'onrecord_wasm', '.js'],
     wasm: [need(join(pkg, 'onrecord_wasm_bg.wasm'), 'the wasm module'), 'onrecord_wasm_bg', '.wasm'],
     index: [need(index, 'the index'), 'index', '.onr'],
@@ -35,7 +36,7 @@ export function writeSite({ index, out, model, pkg, www, summary }) {
   if (existsSync(summary)) inputs.summary = [readFileSync(summary), 'summary', '.js'];
 
   mkdirSync(out, { recursive: true });
-  const assets = { css: null, glue: null, wasm: null, index: null, model: null, summary: null };
+  const assets = { css: null, worker: null, glue: null, wasm: null, index: null, model: null, summary: null };
   const files = {};
   for (const [key, [bytes, stem, ext]] of Object.entries(inputs)) {
     const name = `${stem}.${createHash('sha256').update(bytes).digest('hex').slice(0, 10)}${ext}`;
