@@ -35,7 +35,7 @@ function options(el) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Loading: the wasm module once per page, one engine per index URL.
+// Loading, on first use only.
 
 // The engine runs in a Web Worker (onrecord-worker.js): decoding an index is one synchronous
 // step that took 101 ms at 10k fragments and 577 ms at 100k on the main thread. One worker per
@@ -53,6 +53,12 @@ function workerFor(index) {
         pending.delete(id);
         if (error === undefined) ok(result);
         else fail(Object.assign(new Error(error), { name }));
+      };
+      // A worker that cannot start (missing file, blocked by worker-src) fails every call.
+      worker.onerror = (event) => {
+        event.preventDefault();
+        for (const { fail } of pending.values()) fail(new Error(`could not start the search worker ${asset('worker')}`));
+        pending.clear();
       };
       const call = (op, args = {}) => new Promise((ok, fail) => {
         pending.set(++next, { ok, fail });

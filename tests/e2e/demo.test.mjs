@@ -148,6 +148,16 @@ test('a missing index shows a clear message', async () => {
   await page.close();
 });
 
+test('a worker that cannot start shows a clear message', async () => {
+  const { page } = await open(context, base, (p) =>
+    p.route('**/onrecord-worker.js', (route) => route.fulfill({ status: 404, body: 'not found' })));
+  await page.locator('.launch').click();
+  const alert = page.locator('.onrecord-status[role="alert"]');
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /^Search is unavailable: could not start the search worker .*onrecord-worker\.js$/);
+  await page.close();
+});
+
 test('your documents: dropped files are indexed and asked in the page, with no network request', async () => {
   const { page, errors, requests } = await open(context, base);
   await page.locator('.launch').click();
