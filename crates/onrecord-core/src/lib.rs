@@ -62,7 +62,9 @@ pub use crate::format::{
     MAGIC, RoutingHint, TermPostings,
 };
 pub use crate::plain::{MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents};
-pub use crate::retrieve::{Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_with};
+pub use crate::retrieve::{
+    Fusion, Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_fused, retrieve_with,
+};
 pub use crate::sentence::sentences;
 pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
 pub use crate::vector::{
