@@ -225,6 +225,7 @@ class Panel {
 
   say(text) {
     this.status.className = 'onrecord-status';
+    this.status.setAttribute('role', 'status');
     this.status.textContent = text;
   }
 
