@@ -185,6 +185,16 @@ test('with data-proxy, "Ask for a summary" hands the answer to summary.js', asyn
   await context.close();
 });
 
+test('data-preload="idle" loads the engine without waiting to be opened', async () => {
+  const context = await browser.newContext();
+  const { page, requests } = await open(context, new URL('preload.html', strict.url).href);
+  await page.waitForFunction(() => document.querySelector('.onrecord').shadowRoot
+    .querySelector('.onrecord-status').textContent.startsWith('Ready'));
+  assert.ok(requests.some((p) => /\/index\.[0-9a-f]{10}\.onr$/.test(p)), `index fetched: ${requests.join(' ')}`);
+  assert.equal(await page.locator('dialog').evaluate((d) => d.open), false, 'still closed');
+  await context.close();
+});
+
 test('the shipped JavaScript has no HTML sinks', () => {
   const shipped = readdirSync(site + 'onrecord').filter((f) => f.endsWith('.js')).map((f) => site + 'onrecord/' + f);
   assert.ok(shipped.length >= 2, shipped.join(' '));
