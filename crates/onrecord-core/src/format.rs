@@ -362,10 +362,10 @@ impl Index {
 }
 
 fn checksum(header: &[u8], payload: &[u8]) -> u32 {
-    let mut hasher = crc32fast::Hasher::new();
-    hasher.update(header);
-    hasher.update(payload);
-    hasher.finalize()
+    let mut crc = crate::crc::Crc32::new();
+    crc.update(header);
+    crc.update(payload);
+    crc.finalize()
 }
 
 /// Copies a slice of known length into an array; the callers slice exactly `N` bytes.

@@ -42,7 +42,9 @@
 mod answer;
 mod bm25;
 mod chunk;
+mod crc;
 mod format;
+mod plain;
 mod quote;
 mod retrieve;
 mod sentence;
@@ -59,6 +61,7 @@ pub use crate::format::{
     DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
     MAGIC, RoutingHint, TermPostings,
 };
+pub use crate::plain::{MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents};
 pub use crate::retrieve::{
     Fusion, Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_fused, retrieve_with,
 };

@@ -203,16 +203,16 @@ impl From<Decline> for DeclineDto {
             Decline::BelowFloor { coverage, .. } => DeclineDto {
                 gate: "below-floor",
                 message: format!(
-                    "The closest passage covers only {:.0}% of what you asked, so it is not quoted as an answer.",
-                    coverage * 100.0
+                    "The closest passage covers only {}% of what you asked, so it is not quoted as an answer.",
+                    percent(coverage)
                 ),
                 terms: Vec::new(),
             },
             Decline::Unsupported { coverage, .. } => DeclineDto {
                 gate: "unsupported",
                 message: format!(
-                    "The closest sentence carries only {:.0}% of what you asked, so it is not quoted as an answer.",
-                    coverage * 100.0
+                    "The closest sentence carries only {}% of what you asked, so it is not quoted as an answer.",
+                    percent(coverage)
                 ),
                 terms: Vec::new(),
             },
@@ -223,6 +223,12 @@ impl From<Decline> for DeclineDto {
             },
         }
     }
+}
+
+/// A share as a whole percentage, rounded as `{:.0}` would (ties to even) but without pulling
+/// float formatting into the wasm module (about 6 KB gzipped).
+fn percent(share: f32) -> u32 {
+    (share * 100.0).round_ties_even() as u32
 }
 
 fn quoted_list(terms: &[String]) -> String {

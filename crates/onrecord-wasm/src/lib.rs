@@ -1,12 +1,15 @@
 //! onrecord-wasm: the browser adapter. One opaque [`Engine`] handle, one export per user action.
 //!
 //! Each export decodes its input, makes one core call and encodes the output; all decisions
-//! live in `onrecord-core`.
+//! live in `onrecord-core`. Fetching is the loader's job (`www/onrecord.js`): doing it here
+//! with gloo-net cost 8.3 KB of the gzipped module.
 
 mod api;
 
-use gloo_net::http::Request;
-use onrecord_core::{AnswerConfig, Index, QueryModel as CoreQueryModel, ask, model_fits};
+use onrecord_core::{
+    AnswerConfig, Index, Lang, PlainFile, QueryModel as CoreQueryModel, ask, index_documents,
+    model_fits,
+};
 use wasm_bindgen::prelude::*;
 
 use crate::api::{AnswerDto, IndexInfoDto};
@@ -41,6 +44,25 @@ impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<Engine, JsError> {
         let index = Index::from_bytes(bytes).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(Engine { index, model: None })
+    }
+
+    /// Indexes a visitor's own files in memory ("your documents"): `names[i]` is the file name
+    /// of `texts[i]`; `lang` is a tag such as `en` (unknown tags fall back to English).
+    /// Empty, binary, oversized or too many files give an error naming the file.
+    #[wasm_bindgen(js_name = fromDocuments)]
+    pub fn from_documents(
+        names: Vec<String>,
+        texts: Vec<String>,
+        lang: &str,
+    ) -> Result<Engine, JsError> {
+        let files: Vec<PlainFile> = names
+            .into_iter()
+            .zip(texts)
+            .map(|(name, text)| PlainFile { name, text })
+            .collect();
+        let lang = Lang::from_tag(lang).unwrap_or(Lang::English);
+        let index = index_documents(&files, lang).map_err(|e| JsError::new(&e.to_string()))?;
         Ok(Engine { index, model: None })
     }
 
@@ -90,37 +112,6 @@ impl Engine {
             corpus_hash: hash,
         })
     }
-}
-
-/// Fetches an index over HTTP and builds an engine from it.
-#[wasm_bindgen(js_name = loadEngine)]
-pub async fn load_engine(url: String) -> Result<Engine, JsError> {
-    Engine::new(&fetch(&url, "search index").await?)
-}
-
-/// Fetches a query model over HTTP.
-#[wasm_bindgen(js_name = loadQueryModel)]
-pub async fn load_query_model(url: String) -> Result<QueryModel, JsError> {
-    QueryModel::new(&fetch(&url, "query model").await?)
-}
-
-async fn fetch(url: &str, what: &str) -> Result<Vec<u8>, JsError> {
-    let response = Request::get(url)
-        .send()
-        .await
-        .map_err(|e| JsError::new(&format!("could not fetch the {what} {url}: {e}")))?;
-    if !response.ok() {
-        return Err(JsError::new(&format!(
-            "could not fetch the {what} {url}: HTTP {} {}",
-            response.status(),
-            response.status_text()
-        )));
-    }
-    let bytes = response
-        .binary()
-        .await
-        .map_err(|e| JsError::new(&format!("could not read the {what} {url}: {e}")))?;
-    Ok(bytes)
 }
 
 fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> {
