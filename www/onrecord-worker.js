@@ -19,11 +19,11 @@ const ops = {
     wasm = loaded;
   },
   async load({ index }) {
-    site = new wasm.Engine(await fetchBytes(index, 'search index'));
+    site = await wasm.loadEngine(index);
     return { vectors: site.hasVectors() };
   },
   async model({ url }) {
-    site.setQueryModel(new wasm.QueryModel(await fetchBytes(url, 'query model')));
+    site.setQueryModel(await wasm.loadQueryModel(url));
   },
   documents({ names, texts, lang }) {
     local?.free();
@@ -48,14 +48,3 @@ self.onmessage = async ({ data: { id, op, ...args } }) => {
     self.postMessage({ id, error: (err && err.message) || String(err), name: err?.name ?? 'Error' });
   }
 };
-
-async function fetchBytes(url, what) {
-  let res;
-  try {
-    res = await fetch(url);
-  } catch (err) {
-    throw new Error(`could not fetch the ${what} ${url}: ${err.message}`);
-  }
-  if (!res.ok) throw new Error(`could not fetch the ${what} ${url}: HTTP ${res.status} ${res.statusText}`.trim());
-  return new Uint8Array(await res.arrayBuffer());
-}

@@ -1,11 +1,12 @@
 //! onrecord-wasm: the browser adapter. One opaque [`Engine`] handle, one export per user action.
 //!
 //! Each export decodes its input, makes one core call and encodes the output; all decisions
-//! live in `onrecord-core`. Fetching is the loader's job (`www/onrecord.js`): doing it here
-//! with gloo-net cost 8.3 KB of the gzipped module.
+//! live in `onrecord-core`. `loadEngine` and `loadQueryModel` fetch with gloo-net, which works
+//! in the page and in the engine's Web Worker (`www/onrecord-worker.js`) alike.
 
 mod api;
 
+use gloo_net::http::Request;
 use onrecord_core::{
     AnswerConfig, Index, Lang, PlainFile, QueryModel as CoreQueryModel, ask, index_documents,
     model_fits,
@@ -112,6 +113,36 @@ impl Engine {
             corpus_hash: hash,
         })
     }
+}
+
+/// Fetches an index over HTTP and builds an engine from it.
+#[wasm_bindgen(js_name = loadEngine)]
+pub async fn load_engine(url: String) -> Result<Engine, JsError> {
+    Engine::new(&fetch(&url, "search index").await?)
+}
+
+/// Fetches a query model over HTTP.
+#[wasm_bindgen(js_name = loadQueryModel)]
+pub async fn load_query_model(url: String) -> Result<QueryModel, JsError> {
+    QueryModel::new(&fetch(&url, "query model").await?)
+}
+
+async fn fetch(url: &str, what: &str) -> Result<Vec<u8>, JsError> {
+    let response = Request::get(url)
+        .send()
+        .await
+        .map_err(|e| JsError::new(&format!("could not fetch the {what} {url}: {e}")))?;
+    if !response.ok() {
+        return Err(JsError::new(&format!(
+            "could not fetch the {what} {url}: HTTP {} {}",
+            response.status(),
+            response.status_text()
+        )));
+    }
+    response
+        .binary()
+        .await
+        .map_err(|e| JsError::new(&format!("could not read the {what} {url}: {e}")))
 }
 
 fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> {

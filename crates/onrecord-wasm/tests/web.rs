@@ -6,7 +6,7 @@ use onrecord_core::{
     Block, IndexBuilder, IndexSettings, Lang, QueryModel as CoreModel, SourceDoc, SourceSection,
     VectorIndex, chunk, encode_query_model,
 };
-use onrecord_wasm::{Engine, QueryModel};
+use onrecord_wasm::{Engine, QueryModel, load_engine};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
@@ -115,6 +115,16 @@ fn corrupt_bytes_give_a_clear_error() {
         .err()
         .expect("HTML is refused");
     assert!(error_message(err).contains("shorter than its 56-byte header"));
+}
+
+#[wasm_bindgen_test]
+async fn load_engine_reports_a_missing_index() {
+    let err = load_engine("/no-such-index.onr".into())
+        .await
+        .err()
+        .expect("404 is an error");
+    let msg = error_message(err);
+    assert!(msg.contains("HTTP 404"), "{msg}");
 }
 
 #[wasm_bindgen_test]
