@@ -23,4 +23,4 @@ run() { # name corpus questions [extra args]
 
 run corpus corpus eval/questions/corpus.json --sizes 400,800,1200 "${model[@]}"
 run express "$shared/express/astro-5x/src/content/docs/en/5x" eval/questions/express.json --sizes 400,800,1200 "${model[@]}"
-run person-a "$shared/person-a/example-content" eval/questions/person-a.json --private-dir notebook "${model[@]}"
+run person-a "$shared/person-a/example-content" eval/questions/person-a.json --private-dir notebook --site-name "Person A" "${model[@]}"

@@ -21,12 +21,22 @@ const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** Starts serving `root`; resolves to { server, url } once listening. Port 0 picks a free port. */
+const HASHED = /\.[0-9a-f]{10}\.[a-z]+$/;
+
+/** Starts serving `root`; resolves to { server, url } once listening. Port 0 picks a free port.
+ * `headers` is an object of extra response headers, or a function of the path returning one. */
 export function serve({ root, port = 0, host = '127.0.0.1', headers = {} }) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
     try {
       const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      // CSP violation reports (`report-uri /csp-report`), from pages and their workers alike.
+      if (req.method === 'POST' && path === '/csp-report') {
+        let body = '';
+        for await (const chunk of req) body += chunk;
+        server.cspReports.push(body);
+        return send(res, 204, '');
+      }
       let file = normalize(join(base, path));
       if (file !== base && !file.startsWith(base + sep)) return send(res, 403, 'forbidden');
       let info = await stat(file).catch(() => null);
@@ -39,14 +49,15 @@ export function serve({ root, port = 0, host = '127.0.0.1', headers = {} }) {
       res.writeHead(200, {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
         'content-length': body.length,
-        'cache-control': 'no-cache',
-        ...headers,
+        'cache-control': HASHED.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache',
+        ...(typeof headers === 'function' ? headers(path) : headers),
       });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch (err) {
       send(res, 400, `bad request: ${err.message}`);
     }
   });
+  server.cspReports = [];
   return new Promise((ok, fail) => {
     server.once('error', fail);
     server.listen(port, host, () => {

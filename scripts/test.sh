@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One command for every test: set up, then lint, native tests, the wasm tests in headless
-# Chromium, and the end-to-end test of the demo page in headless Chromium.
+# Chromium, and the end-to-end tests of the widget (demo page and a deployed fixture site under a
+# strict CSP) in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n== %s\n' "$*"; }
@@ -29,6 +30,8 @@ step "wasm tests (wasm-pack test --headless --chrome)"
 step "browser bundle and demo index"
 scripts/build-wasm.sh
 scripts/build-index.sh
+# The widget's fixture site (a ferry guide and a page of XSS payloads), lexical only.
+cargo run --quiet --release -p build-index -- tests/e2e/fixtures/corpus --out www/dist/fixture
 
 step "end-to-end in headless Chromium"
 (cd tests/e2e && node --test)

@@ -12,6 +12,11 @@ const QUESTIONS = [
 const ROUNDS = 10;
 
 const out = document.getElementById('out');
+const bytes = async (url) => {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+};
 try {
   const wasm = await import('./dist/pkg/onrecord_wasm.js');
   await wasm.default();
@@ -19,14 +24,14 @@ try {
   let model = null;
   for (const size of ['1k', '10k', '100k']) {
     let t = performance.now();
-    const engine = await wasm.loadEngine(`dist/bench/index-${size}.onr`);
+    const engine = new wasm.Engine(await bytes(`dist/bench/index-${size}.onr`));
     const loadMs = performance.now() - t;
     const modes = [['lexical', false]];
     if (engine.hasVectors()) modes.push(['hybrid', true]);
     results[size] = { fragments: engine.info().fragments, load_ms: loadMs };
     for (const [name, withModel] of modes) {
       if (withModel) {
-        model = await wasm.loadQueryModel('dist/bench/query-model.onq');
+        model = new wasm.QueryModel(await bytes('dist/bench/query-model.onq'));
         engine.setQueryModel(model);
       }
       const times = [];

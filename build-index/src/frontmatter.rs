@@ -9,6 +9,9 @@ use serde::Deserialize;
 pub(crate) struct FrontMatter {
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
+    pub(crate) summary: Option<String>,
+    /// What a work means, in its author's words (the answer-engine archive format).
+    pub(crate) meaning: Option<String>,
     pub(crate) themes: OneOrMany,
     pub(crate) keywords: OneOrMany,
     pub(crate) lang: Option<String>,
@@ -22,6 +25,15 @@ pub(crate) struct FrontMatter {
 }
 
 impl FrontMatter {
+    /// The page's one-line summary, from `summary` or `meaning`. Not `description`: it is
+    /// often SEO text the page does not show, and as a lede it lowered answers on the Express
+    /// dev split (correct 0.522 to 0.435).
+    pub(crate) fn summary(&self) -> Option<&str> {
+        [&self.summary, &self.meaning]
+            .into_iter()
+            .find_map(|f| f.as_deref())
+    }
+
     /// Whether the page declares itself private. A value that is not a plain `false` counts as
     /// private: when in doubt, nothing is published.
     pub(crate) fn is_private(&self) -> bool {

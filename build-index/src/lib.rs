@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use onrecord_core::{
-    Bm25Params, Index, IndexBuilder, IndexSettings, Lang, RoutingHint, SourceDoc, VectorIndex,
-    chunk,
+    Block, Bm25Params, Index, IndexBuilder, IndexSettings, Lang, RoutingHint, SourceDoc,
+    SourceSection, VectorIndex, chunk,
 };
 use sha2::{Digest, Sha256};
 
@@ -36,6 +36,8 @@ pub struct Options {
     pub fragment_chars: usize,
     /// Whether index terms are stemmed (the eval turns it off for its ablation).
     pub stemming: bool,
+    /// Names of the site or its author, which questions use to mean "these pages".
+    pub site_names: Vec<String>,
 }
 
 impl Options {
@@ -46,6 +48,7 @@ impl Options {
             default_lang: Lang::English,
             fragment_chars: 800,
             stemming: true,
+            site_names: Vec::new(),
         }
     }
 }
@@ -102,10 +105,11 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     let mut hasher = Sha256::new();
     hasher.update(b"onrecord-corpus-v1\0");
     hasher.update(format!(
-        "{}\0{}\0{}\0",
+        "{}\0{}\0{}\0{}\0",
         options.default_lang.tag(),
         options.fragment_chars,
-        options.stemming
+        options.stemming,
+        options.site_names.join("\u{1f}")
     ));
     let mut pages = Vec::new();
     let mut notes = Vec::new();
@@ -168,6 +172,7 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         fragment_chars: u32::try_from(options.fragment_chars).unwrap_or(u32::MAX),
     };
     let mut builder = IndexBuilder::new(options.default_lang, settings);
+    builder.name_site(&options.site_names);
     for page in &pages {
         if page.draft {
             report.drafts_skipped.push(page.path.clone());
@@ -328,7 +333,23 @@ fn read_page(rel: &str, bytes: &[u8], options: &Options) -> Result<Page> {
             )
         })?,
     };
-    let parsed = markdown::parse(&prose::clean(&body));
+    let mut parsed = markdown::parse(&prose::clean(&body));
+    // A page's summary (`description`, `summary`, `meaning`) is its lede: the site shows it
+    // under the title, and it often says in plain words what the page is about.
+    if let Some(summary) = fm.summary().filter(|s| !s.trim().is_empty()) {
+        let lede = Block::paragraph(summary.trim());
+        match parsed.sections.first_mut() {
+            Some(top) if top.heading_path.is_empty() => top.blocks.insert(0, lede),
+            _ => parsed.sections.insert(
+                0,
+                SourceSection {
+                    heading_path: Vec::new(),
+                    anchor: String::new(),
+                    blocks: vec![lede],
+                },
+            ),
+        }
+    }
     let title = fm.title.clone().or(parsed.h1).unwrap_or_else(|| {
         rel.rsplit('/')
             .next()
@@ -454,8 +475,11 @@ impl fmt::Display for Report {
         writeln!(f, "terms             {}", self.terms)?;
         writeln!(f, "input             {} bytes", self.input_bytes)?;
         writeln!(f, "index             {} bytes", self.index_bytes)?;
+        let per_fragment = |bytes: u64| bytes as f64 / self.fragments.max(1) as f64;
         for (part, bytes) in &self.bytes_by_part {
-            writeln!(f, "  {part:<38} {bytes:>9} bytes")?;
+            let bytes = *bytes as u64;
+            let each = per_fragment(bytes);
+            writeln!(f, "  {part:<38} {bytes:>9} bytes  {each:>7.1} per fragment")?;
         }
         match self.embedding_secs {
             Some(secs) => writeln!(
@@ -490,5 +514,39 @@ mod tests {
         assert_eq!(url_for("shop/index.md"), "/shop/");
         assert_eq!(url_for("shop/returns.md"), "/shop/returns/");
         assert_eq!(url_for("guide/x.mdx"), "/guide/x/");
+    }
+
+    #[test]
+    fn a_summary_becomes_the_lede_and_a_description_does_not() {
+        let page = |fm: &str, body: &str| {
+            let source = format!("---\ntitle: T\n{fm}\n---\n{body}");
+            parse_page("p.md", source.as_bytes(), &Options::standard()).unwrap()
+        };
+        let texts = |doc: &SourceDoc| -> Vec<(Vec<String>, String)> {
+            doc.sections
+                .iter()
+                .flat_map(|s| {
+                    s.blocks
+                        .iter()
+                        .map(|b| (s.heading_path.clone(), b.text.clone()))
+                })
+                .collect()
+        };
+        let doc = page(
+            "meaning: \"On staying put.\"",
+            "Verse one.\n\n## Notes\n\nMore.",
+        );
+        assert_eq!(
+            texts(&doc)[..2],
+            [
+                (vec![], "On staying put.".to_owned()),
+                (vec![], "Verse one.".to_owned())
+            ]
+        );
+        let doc = page("summary: Short.", "## First\n\nText.");
+        assert_eq!(doc.sections[0].heading_path, Vec::<String>::new());
+        assert_eq!(texts(&doc)[0].1, "Short.");
+        let doc = page("description: SEO words.", "Body.");
+        assert_eq!(texts(&doc), [(vec![], "Body.".to_owned())]);
     }
 }

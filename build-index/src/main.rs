@@ -8,10 +8,12 @@ use anyhow::{Context, Result, bail};
 use build_index::{Embedder, ModelFiles, Options, build_with, write_atomically, write_index};
 use onrecord_core::Lang;
 
-const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--lang TAG] [--fragment-chars N]
+const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--site-name NAME] [--lang TAG] [--fragment-chars N]
 
 Reads the markdown pages under <corpus dir> and writes <dir>/index.onr.
   --private-dir NAME    folder of private notes, never indexed (default: private)
+  --site-name NAME      a name of the site or its author, which questions use to mean
+                        \"these pages\" (repeatable)
   --lang TAG            language of pages without a `lang` field (default: en)
   --fragment-chars N    fragment size in characters (default: 800)
   --teacher DIR         the embedding transformer (all-MiniLM-L6-v2 files) for fragment vectors
@@ -49,6 +51,7 @@ fn run() -> Result<()> {
             "--teacher" => teacher = Some(value("--teacher")?.into()),
             "--model-dir" => model_dir = Some(value("--model-dir")?.into()),
             "--private-dir" => options.private_dir = value("--private-dir")?,
+            "--site-name" => options.site_names.push(value("--site-name")?),
             "--lang" => {
                 let tag = value("--lang")?;
                 options.default_lang =

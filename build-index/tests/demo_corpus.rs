@@ -139,3 +139,28 @@ fn private_note_bodies_never_reach_the_index() {
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
+
+#[test]
+fn empty_stopword_nonsense_and_very_long_input_get_a_decline_never_an_error() {
+    for question in [
+        "",
+        "   ",
+        "?!…",
+        "what is it and how is it?",
+        "zxqv blorft wibble",
+    ] {
+        let a = answer(question);
+        assert_eq!(a.mode, Mode::NotFound, "{question:?}: {a:?}");
+        assert!(a.quotes.is_empty() && a.related.is_empty());
+    }
+    assert_eq!(answer("what is it?").decline, Some(Decline::NoContentWords));
+    // 200 KB of a repeated page word: bounded work, an answer or a decline, no panic.
+    let long = "warranty frame battery ".repeat(9_000);
+    let a = answer(&long);
+    assert!(a.decline.is_some() || !a.quotes.is_empty());
+    let junk: String = (0..20_000)
+        .map(|i| char::from_u32(0x20 + (i * 7919) % 0x2fff).unwrap_or(' '))
+        .collect();
+    let a = answer(&junk);
+    assert!(a.decline.is_some() || !a.quotes.is_empty());
+}

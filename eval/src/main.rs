@@ -24,8 +24,8 @@ use crate::questions::Split;
 
 const USAGE: &str =
     "usage: eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT]
-            [--private-dir NAME] [--fragment-chars N] [--sizes N,N,...] [--check]
-            [--teacher DIR --model-dir DIR]
+            [--private-dir NAME] [--site-name NAME] [--fragment-chars N] [--sizes N,N,...]
+            [--check] [--teacher DIR --model-dir DIR]
             [--coverage-floor X] [--support-floor X] [--meaning-floor X] [--hint-floor X]
   --check        only check the question file (ids, evidence phrases) and exit
   --teacher DIR  with --model-dir: build fragment vectors as build-index does, and query with
@@ -45,6 +45,8 @@ pub struct Args {
     pub answer: onrecord_core::AnswerConfig,
     /// Write the dev split's answering metrics over a grid of thresholds here (JSON lines).
     pub tune: Option<PathBuf>,
+    /// Where to write the fusion grid (dev split, retrieval), when tuning.
+    pub tune_fusion: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -68,6 +70,7 @@ fn parse_args() -> Result<Args> {
     let mut sizes = Vec::new();
     let mut check_only = false;
     let mut tune = None;
+    let mut tune_fusion = None;
     let mut answer = onrecord_core::AnswerConfig::DEFAULT;
     let mut teacher: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
@@ -91,6 +94,7 @@ fn parse_args() -> Result<Args> {
             "--json" => json = Some(PathBuf::from(value("--json")?)),
             "--markdown" => markdown = Some(PathBuf::from(value("--markdown")?)),
             "--private-dir" => options.private_dir = value("--private-dir")?,
+            "--site-name" => options.site_names.push(value("--site-name")?),
             "--fragment-chars" => {
                 let n = value("--fragment-chars")?;
                 options.fragment_chars = n
@@ -110,6 +114,7 @@ fn parse_args() -> Result<Args> {
             }
             "--check" => check_only = true,
             "--tune" => tune = Some(PathBuf::from(value("--tune")?)),
+            "--tune-fusion" => tune_fusion = Some(PathBuf::from(value("--tune-fusion")?)),
             "--coverage-floor" => answer.coverage_floor = parse_f32(&value("--coverage-floor")?)?,
             "--support-floor" => answer.support_floor = parse_f32(&value("--support-floor")?)?,
             "--meaning-floor" => answer.meaning_floor = parse_f32(&value("--meaning-floor")?)?,
@@ -129,6 +134,7 @@ fn parse_args() -> Result<Args> {
     };
     Ok(Args {
         tune,
+        tune_fusion,
         answer,
         model,
         corpus,
@@ -174,6 +180,46 @@ fn run() -> Result<ExitCode> {
         .map(build_index::Embedder::load)
         .transpose()?;
     let built = build_with(&args.corpus, &args.options, embedder.as_ref())?;
+    if let Some(path) = &args.tune_fusion {
+        let model = embedder
+            .as_ref()
+            .map(|e| onrecord_core::QueryModel::from_bytes(&e.query_model_bytes))
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("query model: {e}"))?;
+        let dev = questions::select(&questions, Split::Dev);
+        let mut lines = String::new();
+        for vector_weight in [0.5f32, 0.75, 1.0, 1.5, 2.0, 3.0] {
+            for rerank_weight in [0.0f32, 0.5, 1.0, 2.0, 4.0] {
+                for rrf_c in [5.0f32, 20.0, 60.0] {
+                    let fusion = onrecord_core::Fusion {
+                        vector_weight,
+                        rerank_weight,
+                        rrf_c,
+                    };
+                    let r = metrics::retrieval(&built.index, &dev, &|q| {
+                        onrecord_core::retrieve_fused(
+                            &built.index,
+                            model.as_ref(),
+                            q,
+                            metrics::DEPTH,
+                            &fusion,
+                        )
+                        .iter()
+                        .map(|h| h.fragment)
+                        .collect()
+                    });
+                    lines.push_str(&serde_json::to_string(&serde_json::json!({
+                        "vector_weight": vector_weight, "rerank_weight": rerank_weight,
+                        "rrf_c": rrf_c, "mrr": r.mrr, "recall@1": r.recall_1,
+                        "recall@5": r.recall_5,
+                    }))?);
+                    lines.push('\n');
+                }
+            }
+        }
+        std::fs::write(path, lines).with_context(|| format!("cannot write {}", path.display()))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Some(path) = &args.tune {
         let model = embedder
             .as_ref()

@@ -4,7 +4,10 @@ use std::fmt::Write as _;
 
 use anyhow::Result;
 use build_index::{Build, Embedder, Options, build, build_with, note_hint};
-use onrecord_core::{AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, retrieve_with};
+use onrecord_core::{
+    AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, query_terms, reciprocal_rank,
+    retrieve_with, search, search_vectors,
+};
 use serde_json::{Value, json};
 
 use crate::Args;
@@ -30,6 +33,9 @@ struct Setup<'a> {
     private_labels: std::collections::BTreeMap<String, String>,
     answer: AnswerConfig,
     model: Option<&'a QueryModel>,
+    /// The build-time transformer, to measure what full question embeddings would give (a
+    /// reference the browser cannot ship: the teacher is 90 MB).
+    teacher: Option<&'a Embedder>,
     rows: Vec<Row<'a>>,
     sizes: &'a [(usize, Index, usize)],
 }
@@ -125,6 +131,7 @@ pub fn evaluate(
         private_labels,
         answer: args.answer,
         model: model.as_ref(),
+        teacher: embedder,
         rows,
         sizes: &sizes,
     };
@@ -187,6 +194,34 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
         let r = metrics::retrieval(m.index, qs, &|q| setup.rank(m.index, m.method, q));
         row(&mut md, m.name, &r);
         ablation.push(json!({ "method": m.name, "result": r }));
+    }
+    if let Some(teacher) = setup.teacher {
+        let teacher_hits = |q: &str| {
+            teacher
+                .embed(&[q.to_owned()])
+                .ok()
+                .and_then(|v| v.into_iter().next())
+                .map(|v| search_vectors(index, &v, 50))
+                .unwrap_or_default()
+        };
+        let ids = |hits: Vec<onrecord_core::Hit>| -> Vec<u32> {
+            hits.iter().map(|h| h.fragment).take(DEPTH).collect()
+        };
+        type Ranker<'r> = &'r dyn Fn(&str) -> Vec<u32>;
+        let references: [(&str, Ranker); 2] = [
+            ("reference: teacher question vectors", &|q| {
+                ids(teacher_hits(q))
+            }),
+            ("reference: hybrid with teacher vectors", &|q| {
+                let lexical = search(index, &query_terms(index, q), 50);
+                ids(reciprocal_rank(&[lexical, teacher_hits(q)]))
+            }),
+        ];
+        for (name, rank) in references {
+            let r = metrics::retrieval(index, qs, rank);
+            row(&mut md, name, &r);
+            ablation.push(json!({ "method": name, "result": r }));
+        }
     }
     let shipped_retrieval = metrics::retrieval(index, qs, &|q| setup.shipped(index, q));
     row(&mut md, "shipped pipeline", &shipped_retrieval);

@@ -1,18 +1,28 @@
-//! Answering: quote the best sentence of the best fragment, with its citation, or decline.
+//! Answering: quote the sentences that carry the question, with their citations, or decline
+//! and say which gate declined.
 //!
-//! This is the walking-skeleton answerer: one quote from the top fragment and one floor on how
-//! much of the question that fragment covers. Every decision is deterministic and explained.
-
-use std::collections::BTreeSet;
+//! The first quote comes from whichever of the best-ranked fragments carries most of the
+//! question; up to two more come from other pages when the question is compound. The gates
+//! (content words, never-mentioned words, coverage floor, support) and the confidence label
+//! look only at the evidence. Every decision is deterministic and explained.
 
 use crate::bm25::{QueryTerm, query_terms};
 use crate::format::{Fragment, Index, RoutingHint};
-use crate::retrieve::{SHIPPED, coverage, model_fits, rank};
-use crate::text::{Analyzer, tokens};
+use crate::quote::{Pick, Wanted, pick, text_fragment_url, union, weight};
+use crate::retrieve::{SHIPPED, query_vector, rank};
+use crate::text::tokens;
 use crate::vector::{QueryModel, similarity};
 
-/// How many of the best-ranked fragments compete to give the quote.
+/// How many of the best-ranked fragments compete to give the first quote.
 const ANSWER_CANDIDATES: usize = 3;
+/// At most this many quotes, each from a different page.
+const MAX_QUOTES: usize = 3;
+/// A further quote must add at least this share of the question's idf weight.
+const COMPOUND_GAIN: f32 = 0.2;
+/// Support (share of the question's weight around one quote) that makes confidence high.
+const HIGH_SUPPORT: f32 = 0.9;
+/// Other matching sections listed under an answer.
+const MAX_RELATED: usize = 4;
 
 /// Knobs of the answerer.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,6 +73,11 @@ pub struct Answer {
     pub mode: Mode,
     /// For an answer: whether a private note also bears on it ("supported"), else "partial".
     pub supported: bool,
+    /// For an answer: how strongly the quoted text carries the question (from the evidence
+    /// alone); `None` for a decline.
+    pub confidence: Option<Confidence>,
+    /// For an answer: other matching sections, not quoted (never on a decline).
+    pub related: Vec<Section>,
     /// Routing hints to private notes that bear on the question (never their prose).
     pub hints: Vec<RoutingHint>,
     /// Verbatim quotes, each with its citation; empty when declining.
@@ -71,6 +86,37 @@ pub struct Answer {
     pub decline: Option<Decline>,
     /// Content words of the question that no page uses.
     pub missing_terms: Vec<String>,
+}
+
+/// How strongly the evidence carries the question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Confidence {
+    /// One quote and its headings carry nearly all of the question's words.
+    High,
+    /// The quotes carry enough of the question's words, or need more than one page.
+    Medium,
+    /// Passed on meaning alone: the quoted words differ from the question's.
+    Low,
+}
+
+impl Confidence {
+    /// The label the widget shows.
+    pub fn label(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Medium => "medium",
+            Confidence::Low => "low",
+        }
+    }
+}
+
+/// Another section that matches the question, listed under an answer (not quoted).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    /// Index into [`Index::fragments`].
+    pub fragment: u32,
+    /// Where it is.
+    pub citation: Citation,
 }
 
 /// Why a question was declined.
@@ -113,6 +159,8 @@ pub struct Quote {
     pub end: u32,
     /// The quoted text, sliced from the fragment.
     pub text: String,
+    /// Byte ranges in `text` of the question's words (for highlighting).
+    pub highlights: Vec<(u32, u32)>,
     /// Where the quote comes from.
     pub citation: Citation,
 }
@@ -126,6 +174,8 @@ pub struct Citation {
     pub section: String,
     /// Page URL with the heading anchor.
     pub url: String,
+    /// `url` with a `#:~:text=` directive for the quote, for browsers that support it.
+    pub text_fragment_url: String,
     /// One-based position of the fragment in its page.
     pub fragment_no: u32,
     /// Number of fragments in the page.
@@ -147,11 +197,13 @@ pub fn ask(
         .map(|t| t.word.clone())
         .collect();
     let hints = bearing_hints(index, &terms, config.hint_floor);
-    match public_quote(index, model, question, &terms, config) {
-        Ok(quote) => Answer {
+    match evidence(index, model, question, &terms, config) {
+        Ok(found) => Answer {
             mode: Mode::Answer,
             supported: !hints.is_empty(),
-            quotes: vec![quote],
+            confidence: Some(found.confidence),
+            quotes: found.quotes,
+            related: found.related,
             hints,
             decline: None,
             missing_terms,
@@ -163,7 +215,9 @@ pub fn ask(
                 Mode::RelatedMaterial
             },
             supported: false,
+            confidence: None,
             quotes: Vec::new(),
+            related: Vec::new(),
             hints,
             decline: Some(decline),
             missing_terms,
@@ -171,14 +225,28 @@ pub fn ask(
     }
 }
 
-/// The quote from the public pages that answers the question, or which gate declined.
-fn public_quote(
+/// What the public pages give for a question that passed every gate.
+struct Evidence {
+    quotes: Vec<Quote>,
+    confidence: Confidence,
+    related: Vec<Section>,
+}
+
+/// A fragment that competes to be quoted.
+struct Candidate<'a> {
+    frag: u32,
+    fragment: &'a Fragment,
+    pick: Pick,
+}
+
+/// The quotes from the public pages that answer the question, or which gate declined.
+fn evidence(
     index: &Index,
     model: Option<&QueryModel>,
     question: &str,
     terms: &[QueryTerm],
     config: &AnswerConfig,
-) -> Result<Quote, Decline> {
+) -> Result<Evidence, Decline> {
     if terms.is_empty() {
         return Err(Decline::NoContentWords);
     }
@@ -190,32 +258,56 @@ fn public_quote(
     if missing.len() == terms.len() {
         return Err(Decline::NeverMentioned { terms: missing });
     }
-    let hits = rank(index, model, question, terms, config.top_k, SHIPPED);
-    let query_vector = model
-        .filter(|m| model_fits(index, m))
-        .and_then(|m| m.embed(question));
-    // Among the first few fragments, quote the one whose best sentence carries most of the
-    // question; the better-ranked one on a tie.
-    let mut best: Option<(u32, &Fragment, Pick)> = None;
-    for hit in hits.iter().take(ANSWER_CANDIDATES) {
-        let Some(fragment) = index.fragments.get(hit.fragment as usize) else {
-            continue;
-        };
-        let pick = best_sentence(index, fragment, terms);
-        if best
-            .as_ref()
-            .is_none_or(|(_, _, b)| pick.local_coverage > b.local_coverage)
+    // Embedded once: for ranking and for the meaning gate.
+    let query_vector = query_vector(index, model, question);
+    let hits = rank(index, query_vector.as_deref(), terms, config.top_k, SHIPPED);
+    let share = |covered: &[bool]| share_of(terms, covered);
+    let candidates: Vec<Candidate> = hits
+        .iter()
+        .filter_map(|hit| {
+            let fragment = index.fragments.get(hit.fragment as usize)?;
+            Some(Candidate {
+                frag: hit.fragment,
+                fragment,
+                pick: pick(index, fragment, terms),
+            })
+        })
+        .collect();
+    // Among the first few fragments, quote the one whose quote carries most of the question;
+    // the better-ranked one on a tie.
+    let mut primary: Option<usize> = None;
+    for (i, c) in candidates.iter().enumerate().take(ANSWER_CANDIDATES) {
+        if primary
+            .and_then(|p| candidates.get(p))
+            .is_none_or(|b| share(&c.pick.local) > share(&b.pick.local))
         {
-            best = Some((hit.fragment, fragment, pick));
+            primary = Some(i);
         }
     }
-    let Some((frag_idx, fragment, pick)) = best else {
+    let Some(primary) = primary else {
         return Err(Decline::NeverMentioned { terms: missing });
     };
-    let coverage = coverage(index, terms, frag_idx);
-    let meaning = query_vector
-        .as_deref()
-        .and_then(|q| similarity(index, frag_idx, q));
+    let chosen = if asks_several(question) {
+        compound(&candidates, primary, terms, &share)
+    } else {
+        vec![primary]
+    };
+    let picked: Vec<&Candidate> = chosen.iter().filter_map(|&i| candidates.get(i)).collect();
+    let none = vec![false; terms.len()];
+    let support = share(
+        &picked
+            .iter()
+            .fold(none.clone(), |acc, c| union(&acc, &c.pick.local)),
+    );
+    let coverage = share(&picked.iter().fold(none, |acc, c| {
+        union(&acc, &fragment_terms(index, terms, c.frag))
+    }));
+    let meaning = query_vector.as_deref().and_then(|q| {
+        picked
+            .iter()
+            .filter_map(|c| similarity(index, c.frag, q))
+            .reduce(f32::max)
+    });
     let meaning_ok = meaning.is_some_and(|m| m >= config.meaning_floor);
     if coverage < config.coverage_floor && !meaning_ok {
         return Err(Decline::BelowFloor {
@@ -224,34 +316,163 @@ fn public_quote(
             meaning,
         });
     }
-    if pick.local_coverage < config.support_floor && !meaning_ok {
+    if support < config.support_floor && !meaning_ok {
         return Err(Decline::Unsupported {
-            coverage: pick.local_coverage,
+            coverage: support,
             floor: config.support_floor,
         });
     }
-    Ok(Quote {
-        fragment: frag_idx,
+    let confidence = if support < config.support_floor || coverage < config.coverage_floor {
+        // Through on meaning alone: the words on the page differ from the question's.
+        Confidence::Low
+    } else if support >= HIGH_SUPPORT && picked.len() == 1 {
+        Confidence::High
+    } else {
+        Confidence::Medium
+    };
+    let quotes: Vec<Quote> = picked
+        .iter()
+        .map(|c| quote(index, c.frag, c.fragment, &c.pick, terms))
+        .collect();
+    let mut related: Vec<Section> = Vec::new();
+    for c in &candidates {
+        if chosen
+            .iter()
+            .any(|&i| candidates.get(i).is_some_and(|p| p.frag == c.frag))
+        {
+            continue;
+        }
+        let citation = citation(index, c.fragment, "");
+        let seen = related.iter().any(|s| s.citation.url == citation.url)
+            || quotes
+                .iter()
+                .any(|q: &Quote| q.citation.url == citation.url);
+        if !seen {
+            related.push(Section {
+                fragment: c.frag,
+                citation,
+            });
+        }
+    }
+    related.truncate(MAX_RELATED);
+    Ok(Evidence {
+        quotes,
+        confidence,
+        related,
+    })
+}
+
+/// The primary candidate, then up to two more from other pages, each chosen because its quote
+/// adds a good share of the question that the quotes so far leave out: a compound question
+/// ("price, delivery fee and weight") is answered from the pages that each carry a part.
+fn compound(
+    candidates: &[Candidate],
+    primary: usize,
+    terms: &[QueryTerm],
+    share: &dyn Fn(&[bool]) -> f32,
+) -> Vec<usize> {
+    let mut chosen = vec![primary];
+    let mut covered = candidates
+        .get(primary)
+        .map_or_else(|| vec![false; terms.len()], |c| c.pick.local.clone());
+    while chosen.len() < MAX_QUOTES {
+        let docs: Vec<u32> = chosen
+            .iter()
+            .filter_map(|&i| candidates.get(i).map(|c| c.fragment.doc))
+            .collect();
+        let base = share(&covered);
+        let mut best: Option<(usize, f32)> = None;
+        for (i, c) in candidates.iter().enumerate() {
+            if docs.contains(&c.fragment.doc) {
+                continue;
+            }
+            // The quote itself must carry a missing term, not only its page title.
+            let adds_in_quote = c
+                .pick
+                .in_quote
+                .iter()
+                .zip(&covered)
+                .any(|(q, have)| *q && !*have);
+            let gain = share(&union(&covered, &c.pick.local)) - base;
+            if adds_in_quote && gain >= COMPOUND_GAIN && best.is_none_or(|(_, g)| gain > g) {
+                best = Some((i, gain));
+            }
+        }
+        let Some((i, _)) = best else { break };
+        if let Some(c) = candidates.get(i) {
+            covered = union(&covered, &c.pick.local);
+        }
+        chosen.push(i);
+    }
+    chosen
+}
+
+/// Whether the question joins several asks ("price, fee and weight"; "A oder B"): only then
+/// may the answer combine pages. Without this, a near-miss borrows its missing word from an
+/// unrelated page ("VAT number" from "company number" plus "prices include VAT").
+fn asks_several(question: &str) -> bool {
+    const JOINERS: &[&str] = &["and", "or", "plus", "und", "oder", "sowie"];
+    question.contains([',', ';']) || tokens(question).any(|(_, w)| JOINERS.contains(&w.as_str()))
+}
+
+/// Which of the question's terms occur anywhere in the fragment (its indexed words).
+fn fragment_terms(index: &Index, terms: &[QueryTerm], frag: u32) -> Vec<bool> {
+    terms
+        .iter()
+        .map(|t| {
+            t.term_ids
+                .iter()
+                .filter_map(|&id| index.terms.get(id))
+                .any(|p| p.postings.binary_search_by_key(&frag, |&(f, _)| f).is_ok())
+        })
+        .collect()
+}
+
+fn quote(index: &Index, frag: u32, fragment: &Fragment, pick: &Pick, terms: &[QueryTerm]) -> Quote {
+    let text = fragment
+        .text
+        .get(pick.start as usize..pick.end as usize)
+        .unwrap_or_default()
+        .to_owned();
+    let lang = index
+        .docs
+        .get(fragment.doc as usize)
+        .map_or(index.default_lang, |d| d.lang);
+    let highlights = Wanted::new(index, lang, terms).highlights(&text);
+    Quote {
+        fragment: frag,
         start: pick.start,
         end: pick.end,
-        text: fragment
-            .text
-            .get(pick.start as usize..pick.end as usize)
-            .unwrap_or_default()
-            .to_owned(),
-        citation: citation(index, fragment),
-    })
+        citation: citation(index, fragment, &text),
+        text,
+        highlights,
+    }
+}
+
+/// Share (0..1) of the question's idf weight that `covered` carries. A framing verb ("think",
+/// "written") counts only when it is covered: it may help, it is never required.
+fn share_of(terms: &[QueryTerm], covered: &[bool]) -> f32 {
+    let total: f32 = terms
+        .iter()
+        .zip(covered)
+        .filter(|(t, c)| !t.framing || **c)
+        .map(|(t, _)| t.idf)
+        .sum();
+    if total > 0.0 {
+        weight(terms, covered) / total
+    } else {
+        0.0
+    }
 }
 
 /// Hints whose public-safe words (label, locator, keywords) cover at least `floor` of the
 /// question's idf weight, best first.
 fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingHint> {
-    let total: f32 = terms.iter().map(|t| t.idf).sum();
-    if total <= 0.0 || index.hints.is_empty() {
+    if index.hints.is_empty() {
         return Vec::new();
     }
-    let mut covered = vec![0f32; index.hints.len()];
-    for term in terms {
+    let mut covered = vec![vec![false; terms.len()]; index.hints.len()];
+    for (i, term) in terms.iter().enumerate() {
         let mut hit: Vec<u32> = term
             .hint_term_ids
             .iter()
@@ -261,15 +482,15 @@ fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingH
         hit.sort_unstable();
         hit.dedup();
         for h in hit {
-            if let Some(c) = covered.get_mut(h as usize) {
-                *c += term.idf;
+            if let Some(c) = covered.get_mut(h as usize).and_then(|c| c.get_mut(i)) {
+                *c = true;
             }
         }
     }
     let mut bearing: Vec<(usize, f32)> = covered
-        .into_iter()
+        .iter()
         .enumerate()
-        .map(|(i, c)| (i, c / total))
+        .map(|(i, c)| (i, share_of(terms, c)))
         .filter(|&(_, share)| share >= floor)
         .collect();
     bearing.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -279,93 +500,24 @@ fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingH
         .collect()
 }
 
-/// The chosen sentence and how much of the question its local context carries.
-struct Pick {
-    start: u32,
-    end: u32,
-    /// Share of the question's idf weight found in the sentence, the one before it, the
-    /// fragment's headings and the page title: what a reader sees around the quote.
-    local_coverage: f32,
-}
-
-/// The sentence carrying most of the question's idf weight (the first one on a tie).
-fn best_sentence(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> Pick {
+/// The citation of `fragment`; its text-fragment link points at `quote` (none when empty).
+fn citation(index: &Index, fragment: &Fragment, quote: &str) -> Citation {
     let doc = index.docs.get(fragment.doc as usize);
-    let lang = doc.map_or(index.default_lang, |d| d.lang);
-    let analyzer = Analyzer::new(lang, index.settings.stemming);
-    let stems = |text: &str| -> BTreeSet<String> {
-        tokens(text)
-            .map(|(_, w)| analyzer.term(&w).into_owned())
-            .collect()
-    };
-    let wanted: Vec<(String, f32)> = terms
-        .iter()
-        .map(|t| (analyzer.term(&t.word).into_owned(), t.idf))
-        .collect();
-    let weight = |set: &BTreeSet<String>| -> f32 {
-        wanted
-            .iter()
-            .filter(|(s, _)| set.contains(s))
-            .map(|(_, idf)| idf)
-            .sum()
-    };
-    let per_sentence: Vec<BTreeSet<String>> = fragment
-        .sentences
-        .iter()
-        .map(|&(start, end)| {
-            stems(
-                fragment
-                    .text
-                    .get(start as usize..end as usize)
-                    .unwrap_or(""),
-            )
-        })
-        .collect();
-    let mut best = 0;
-    let mut best_score = 0.0;
-    for (i, set) in per_sentence.iter().enumerate() {
-        let score = weight(set);
-        if score > best_score {
-            best_score = score;
-            best = i;
-        }
-    }
-    let (start, end) = fragment
-        .sentences
-        .get(best)
-        .copied()
-        .unwrap_or((0, fragment.text.len() as u32));
-    let title = doc.map_or("", |d| d.title.as_str());
-    let mut local = stems(&format!("{title} {}", fragment.heading_path.join(" ")));
-    for i in [Some(best), best.checked_sub(1)].into_iter().flatten() {
-        if let Some(set) = per_sentence.get(i) {
-            local.extend(set.iter().cloned());
-        }
-    }
-    let total: f32 = wanted.iter().map(|(_, idf)| idf).sum();
-    let local_coverage = if total > 0.0 {
-        weight(&local) / total
+    let page = doc.map(|d| d.url.as_str()).unwrap_or_default();
+    let url = if fragment.anchor.is_empty() {
+        page.to_owned()
     } else {
-        0.0
+        format!("{page}#{}", fragment.anchor)
     };
-    Pick {
-        start,
-        end,
-        local_coverage,
-    }
-}
-
-fn citation(index: &Index, fragment: &Fragment) -> Citation {
-    let doc = index.docs.get(fragment.doc as usize);
-    let url = doc.map(|d| d.url.as_str()).unwrap_or_default();
     Citation {
         title: doc.map(|d| d.title.clone()).unwrap_or_default(),
         section: fragment.heading_path.join(" › "),
-        url: if fragment.anchor.is_empty() {
-            url.to_owned()
+        text_fragment_url: if quote.is_empty() {
+            url.clone()
         } else {
-            format!("{url}#{}", fragment.anchor)
+            text_fragment_url(&url, quote)
         },
+        url,
         fragment_no: fragment.position.saturating_add(1),
         fragment_count: doc.map_or(0, |d| d.n_fragments),
     }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::chunk::{FragmentDraft, SourceDoc};
 use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
-use crate::text::{Analyzer, Lang, is_stopword, tokens};
+use crate::text::{Analyzer, Lang, is_framing, is_stopword, tokens};
 
 /// BM25 parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -42,6 +42,7 @@ pub struct IndexBuilder {
     total_terms: u64,
     hints: Vec<RoutingHint>,
     hint_postings: BTreeMap<String, Vec<(u32, u32)>>,
+    site_words: BTreeSet<String>,
 }
 
 impl IndexBuilder {
@@ -56,6 +57,16 @@ impl IndexBuilder {
             total_terms: 0,
             hints: Vec::new(),
             hint_postings: BTreeMap::new(),
+            site_words: BTreeSet::new(),
+        }
+    }
+
+    /// Declares the names of the site or its author ("Person A", "Larkspur"). Pages rarely
+    /// repeat them (an essay is written in the first person), yet questions use them to mean
+    /// "these pages"; their words are left out of every question's content words.
+    pub fn name_site(&mut self, names: &[String]) {
+        for name in names {
+            self.site_words.extend(tokens(name).map(|(_, w)| w));
         }
     }
 
@@ -146,6 +157,7 @@ impl IndexBuilder {
             title: doc.title.clone(),
             lang: doc.lang,
             n_fragments: drafts.len() as u32,
+            themes: doc.themes.clone(),
         });
     }
 
@@ -158,6 +170,7 @@ impl IndexBuilder {
             settings: self.settings,
             vectors: None,
             hints: self.hints,
+            site_words: self.site_words.into_iter().collect(),
             hint_terms: self
                 .hint_postings
                 .into_iter()
@@ -186,6 +199,9 @@ pub struct QueryTerm {
     pub hint_term_ids: Vec<usize>,
     /// Inverse document frequency; for a word the corpus never uses, that of a one-off term.
     pub idf: f32,
+    /// A verb that frames the question ("think", "say", "written") rather than naming what
+    /// it asks about: it helps when found, and is not required by the answer's gates.
+    pub framing: bool,
 }
 
 impl QueryTerm {
@@ -214,7 +230,10 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         if res.len() == MAX_QUERY_TERMS {
             break;
         }
-        if langs.iter().any(|&l| is_stopword(&word, l)) || !seen.insert(word.clone()) {
+        if langs.iter().any(|&l| is_stopword(&word, l))
+            || index.site_words.binary_search(&word).is_ok()
+            || !seen.insert(word.clone())
+        {
             continue;
         }
         let term_ids = lookup(&index.terms, &analyzers, &word);
@@ -229,6 +248,7 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         // weigh at least as much as the rarest seen ones.
         let idf = (1.0 + (n_frags - df + 0.5) / (df + 0.5)).ln();
         res.push(QueryTerm {
+            framing: langs.iter().any(|&l| is_framing(&word, l)),
             word,
             term_ids,
             hint_term_ids,

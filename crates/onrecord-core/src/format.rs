@@ -24,7 +24,7 @@ use crate::vector::VectorIndex;
 /// The first eight bytes of every index file.
 pub const MAGIC: [u8; 8] = *b"ONRINDEX";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Length of the fixed header before the payload.
 pub const HEADER_LEN: usize = 56;
 
@@ -53,6 +53,9 @@ pub struct Index {
     /// Postings of the hints' public-safe words (label, locator, keywords), sorted by term;
     /// a posting's first number is an index into `hints`.
     pub hint_terms: Vec<TermPostings>,
+    /// Lowercased words that name the site or its author, sorted: a question that names them
+    /// means every page, so they are not among its content words.
+    pub site_words: Vec<String>,
 }
 
 /// Where a private note's moment lives. The type has no field for prose: only the note's
@@ -100,6 +103,8 @@ pub struct Doc {
     pub lang: Lang,
     /// Number of fragments the page was cut into.
     pub n_fragments: u32,
+    /// The page's curated theme words (frontmatter `themes`), shown with the page.
+    pub themes: Vec<String>,
 }
 
 /// One quotable fragment of a page.
@@ -357,10 +362,10 @@ impl Index {
 }
 
 fn checksum(header: &[u8], payload: &[u8]) -> u32 {
-    let mut hasher = crc32fast::Hasher::new();
-    hasher.update(header);
-    hasher.update(payload);
-    hasher.finalize()
+    let mut crc = crate::crc::Crc32::new();
+    crc.update(header);
+    crc.update(payload);
+    crc.finalize()
 }
 
 /// Copies a slice of known length into an array; the callers slice exactly `N` bytes.

@@ -42,7 +42,10 @@
 mod answer;
 mod bm25;
 mod chunk;
+mod crc;
 mod format;
+mod plain;
+mod quote;
 mod retrieve;
 mod sentence;
 mod text;
@@ -50,14 +53,19 @@ mod vector;
 mod verify;
 mod wordpiece;
 
-pub use crate::answer::{Answer, AnswerConfig, Citation, Decline, Mode, Quote, ask};
+pub use crate::answer::{
+    Answer, AnswerConfig, Citation, Confidence, Decline, Mode, Quote, Section, ask,
+};
 pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};
 pub use crate::chunk::{Block, BlockKind, FragmentDraft, SourceDoc, SourceSection, chunk};
 pub use crate::format::{
     DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
     MAGIC, RoutingHint, TermPostings,
 };
-pub use crate::retrieve::{Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_with};
+pub use crate::plain::{MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents};
+pub use crate::retrieve::{
+    Fusion, Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_fused, retrieve_with,
+};
 pub use crate::sentence::sentences;
 pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
 pub use crate::vector::{

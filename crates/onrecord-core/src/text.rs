@@ -149,14 +149,66 @@ pub fn is_stopword(word: &str, lang: Lang) -> bool {
     list.binary_search(&word).is_ok()
 }
 
+/// Whether `word` (lowercased) is a verb that frames a question about what is written or
+/// thought ("What does she *think* about…", "Where is it *written*…") in `lang`.
+pub(crate) fn is_framing(word: &str, lang: Lang) -> bool {
+    let list: &[&str] = match lang {
+        Lang::English => ENGLISH_FRAMING,
+        Lang::German => GERMAN_FRAMING,
+        _ => &[],
+    };
+    list.binary_search(&word).is_ok()
+}
+
+// Sorted, so `binary_search` works; a unit test keeps them sorted.
+const ENGLISH_FRAMING: &[&str] = &[
+    "believe",
+    "believes",
+    "describe",
+    "describes",
+    "explain",
+    "explains",
+    "feel",
+    "feels",
+    "mention",
+    "mentioned",
+    "mentions",
+    "said",
+    "say",
+    "says",
+    "talk",
+    "talks",
+    "tell",
+    "tells",
+    "think",
+    "thinks",
+    "thought",
+    "write",
+    "writes",
+    "writing",
+    "written",
+    "wrote",
+];
+const GERMAN_FRAMING: &[&str] = &[
+    "beschreibt",
+    "denkt",
+    "erklärt",
+    "erwähnt",
+    "geschrieben",
+    "meint",
+    "sagt",
+    "schreibt",
+];
+
 // Sorted, so `binary_search` works; a unit test keeps them sorted.
 const ENGLISH_STOPWORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
     "been", "before", "but", "by", "can", "could", "did", "do", "does", "doing", "for", "from",
-    "get", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "many", "me",
-    "much", "my", "of", "on", "or", "our", "should", "so", "than", "that", "the", "their", "them",
-    "then", "there", "these", "they", "this", "to", "us", "was", "we", "were", "what", "when",
-    "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your",
+    "get", "had", "has", "have", "how", "i", "if", "in", "instead", "into", "is", "it", "its",
+    "many", "me", "much", "my", "of", "on", "or", "our", "rather", "should", "so", "than", "that",
+    "the", "their", "them", "then", "there", "these", "they", "this", "to", "us", "was", "we",
+    "were", "what", "when", "where", "whether", "which", "who", "whom", "why", "will", "with",
+    "would", "you", "your",
 ];
 
 const GERMAN_STOPWORDS: &[&str] = &[
@@ -194,7 +246,12 @@ mod tests {
 
     #[test]
     fn stopword_lists_are_sorted() {
-        for list in [ENGLISH_STOPWORDS, GERMAN_STOPWORDS] {
+        for list in [
+            ENGLISH_STOPWORDS,
+            GERMAN_STOPWORDS,
+            ENGLISH_FRAMING,
+            GERMAN_FRAMING,
+        ] {
             assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
         }
     }

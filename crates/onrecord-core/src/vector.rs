@@ -54,7 +54,7 @@ impl QueryModel {
         }
         let body_len = bytes.len() - 4;
         let expected = u32::from_le_bytes(array(&bytes[body_len..]));
-        let found = crc32fast::hash(&bytes[..body_len]);
+        let found = crate::crc::crc32(&bytes[..body_len]);
         if expected != found {
             return Err(DecodeError::ChecksumMismatch { expected, found });
         }
@@ -326,7 +326,7 @@ pub fn encode_query_model(vocab: &[String], dims: u32, rows: &[(u32, Vec<f32>)])
                 .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8 as u8),
         );
     }
-    let crc = crc32fast::hash(&out);
+    let crc = crate::crc::crc32(&out);
     out.extend_from_slice(&crc.to_le_bytes());
     out
 }

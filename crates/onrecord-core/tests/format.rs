@@ -42,6 +42,7 @@ fn fixture() -> Index {
         },
     ];
     let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+    builder.name_site(&["Larkspur Cycle Works".into()]);
     for doc in &docs {
         builder.add(doc, &chunk(doc, 800));
     }

@@ -1,6 +1,6 @@
 //! Serde DTOs at the JavaScript boundary, converted from core types.
 
-use onrecord_core::{Answer, Citation, Decline, Mode, Quote};
+use onrecord_core::{Answer, Citation, Decline, Mode, Quote, Section};
 use serde::Serialize;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -10,15 +10,24 @@ export interface AnswerDto {
   mode: "answer" | "related-material" | "not-found";
   /** For an answer: a private note also bears on it. */
   supported: boolean;
+  /** For an answer, from the evidence alone; null for a decline. */
+  confidence: "high" | "medium" | "low" | null;
   quotes: QuoteDto[];
+  /** Other matching sections under an answer; empty for a decline. */
+  related: SectionDto[];
   /** Where private notes that bear on the question live (never their text). */
   hints: HintDto[];
   decline: DeclineDto | null;
   missingTerms: string[];
 }
-export interface QuoteDto { text: string; fragment: number; start: number; end: number; citation: CitationDto; }
+export interface QuoteDto {
+  text: string; fragment: number; start: number; end: number; citation: CitationDto;
+  /** UTF-16 offsets into `text` of the question's words. */
+  highlights: { start: number; end: number }[];
+}
+export interface SectionDto { fragment: number; title: string; section: string; url: string; }
 export interface HintDto { label: string; url: string; locator: string; }
-export interface CitationDto { title: string; section: string; url: string; fragmentNo: number; fragmentCount: number; }
+export interface CitationDto { title: string; section: string; url: string; textFragmentUrl: string; fragmentNo: number; fragmentCount: number; }
 export interface DeclineDto { gate: "no-content-words" | "never-mentioned" | "below-floor" | "unsupported"; message: string; terms: string[]; }
 export interface VerifiedQuoteDto { start: number; end: number; text: string; }
 export interface IndexInfoDto { documents: number; fragments: number; terms: number; corpusHash: string; formatVersion: number; }
@@ -30,7 +39,9 @@ export interface IndexInfoDto { documents: number; fragments: number; terms: num
 pub(crate) struct AnswerDto {
     mode: &'static str,
     supported: bool,
+    confidence: Option<&'static str>,
     quotes: Vec<QuoteDto>,
+    related: Vec<SectionDto>,
     hints: Vec<HintDto>,
     decline: Option<DeclineDto>,
     missing_terms: Vec<String>,
@@ -52,6 +63,23 @@ struct QuoteDto {
     start: u32,
     end: u32,
     citation: CitationDto,
+    highlights: Vec<SpanDto>,
+}
+
+/// A range in UTF-16 code units, as JavaScript strings index.
+#[derive(Serialize)]
+struct SpanDto {
+    start: usize,
+    end: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SectionDto {
+    fragment: u32,
+    title: String,
+    section: String,
+    url: String,
 }
 
 #[derive(Serialize)]
@@ -60,6 +88,7 @@ struct CitationDto {
     title: String,
     section: String,
     url: String,
+    text_fragment_url: String,
     fragment_no: u32,
     fragment_count: u32,
 }
@@ -102,7 +131,18 @@ impl From<Answer> for AnswerDto {
                 _ => "not-found",
             },
             supported: a.supported,
+            confidence: a.confidence.map(|c| c.label()),
             quotes: a.quotes.into_iter().map(QuoteDto::from).collect(),
+            related: a
+                .related
+                .into_iter()
+                .map(|Section { fragment, citation }| SectionDto {
+                    fragment,
+                    title: citation.title,
+                    section: citation.section,
+                    url: citation.url,
+                })
+                .collect(),
             hints: a
                 .hints
                 .into_iter()
@@ -120,7 +160,22 @@ impl From<Answer> for AnswerDto {
 
 impl From<Quote> for QuoteDto {
     fn from(q: Quote) -> QuoteDto {
+        // Byte offsets become UTF-16 offsets: count the code units before each boundary.
+        let utf16 = |byte: u32| -> usize {
+            q.text
+                .get(..byte as usize)
+                .map_or(0, |prefix| prefix.encode_utf16().count())
+        };
+        let highlights = q
+            .highlights
+            .iter()
+            .map(|&(s, e)| SpanDto {
+                start: utf16(s),
+                end: utf16(e),
+            })
+            .collect();
         QuoteDto {
+            highlights,
             text: q.text,
             fragment: q.fragment,
             start: q.start,
@@ -136,6 +191,7 @@ impl From<Citation> for CitationDto {
             title: c.title,
             section: c.section,
             url: c.url,
+            text_fragment_url: c.text_fragment_url,
             fragment_no: c.fragment_no,
             fragment_count: c.fragment_count,
         }
@@ -158,16 +214,16 @@ impl From<Decline> for DeclineDto {
             Decline::BelowFloor { coverage, .. } => DeclineDto {
                 gate: "below-floor",
                 message: format!(
-                    "The closest passage covers only {:.0}% of what you asked, so it is not quoted as an answer.",
-                    coverage * 100.0
+                    "The closest passage covers only {}% of what you asked, so it is not quoted as an answer.",
+                    percent(coverage)
                 ),
                 terms: Vec::new(),
             },
             Decline::Unsupported { coverage, .. } => DeclineDto {
                 gate: "unsupported",
                 message: format!(
-                    "The closest sentence carries only {:.0}% of what you asked, so it is not quoted as an answer.",
-                    coverage * 100.0
+                    "The closest sentence carries only {}% of what you asked, so it is not quoted as an answer.",
+                    percent(coverage)
                 ),
                 terms: Vec::new(),
             },
@@ -178,6 +234,12 @@ impl From<Decline> for DeclineDto {
             },
         }
     }
+}
+
+/// A share as a whole percentage, rounded as `{:.0}` would (ties to even) but without pulling
+/// float formatting into the wasm module (about 6 KB gzipped).
+fn percent(share: f32) -> u32 {
+    (share * 100.0).round_ties_even() as u32
 }
 
 fn quoted_list(terms: &[String]) -> String {

@@ -1,13 +1,15 @@
 //! onrecord-wasm: the browser adapter. One opaque [`Engine`] handle, one export per user action.
 //!
 //! Each export decodes its input, makes one core call and encodes the output; all decisions
-//! live in `onrecord-core`.
+//! live in `onrecord-core`. `loadEngine` and `loadQueryModel` fetch with gloo-net, which works
+//! in the page and in the engine's Web Worker (`www/onrecord-worker.js`) alike.
 
 mod api;
 
 use gloo_net::http::Request;
 use onrecord_core::{
-    AnswerConfig, FORMAT_VERSION, Index, QueryModel as CoreQueryModel, ask, model_fits,
+    AnswerConfig, FORMAT_VERSION, Index, Lang, PlainFile, QueryModel as CoreQueryModel, ask,
+    index_documents, model_fits,
 };
 use wasm_bindgen::prelude::*;
 
@@ -43,6 +45,25 @@ impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<Engine, JsError> {
         let index = Index::from_bytes(bytes).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(Engine { index, model: None })
+    }
+
+    /// Indexes a visitor's own files in memory ("your documents"): `names[i]` is the file name
+    /// of `texts[i]`; `lang` is a tag such as `en` (unknown tags fall back to English).
+    /// Empty, binary, oversized or too many files give an error naming the file.
+    #[wasm_bindgen(js_name = fromDocuments)]
+    pub fn from_documents(
+        names: Vec<String>,
+        texts: Vec<String>,
+        lang: &str,
+    ) -> Result<Engine, JsError> {
+        let files: Vec<PlainFile> = names
+            .into_iter()
+            .zip(texts)
+            .map(|(name, text)| PlainFile { name, text })
+            .collect();
+        let lang = Lang::from_tag(lang).unwrap_or(Lang::English);
+        let index = index_documents(&files, lang).map_err(|e| JsError::new(&e.to_string()))?;
         Ok(Engine { index, model: None })
     }
 
@@ -137,11 +158,10 @@ async fn fetch(url: &str, what: &str) -> Result<Vec<u8>, JsError> {
             response.status_text()
         )));
     }
-    let bytes = response
+    response
         .binary()
         .await
-        .map_err(|e| JsError::new(&format!("could not read the {what} {url}: {e}")))?;
-    Ok(bytes)
+        .map_err(|e| JsError::new(&format!("could not read the {what} {url}: {e}")))
 }
 
 fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> {

@@ -1,0 +1,441 @@
+//! "Your documents": a visitor's own `.md`/`.txt` files, indexed in the browser.
+//!
+//! `build-index` parses markdown with pulldown-cmark; shipping that to the browser would cost
+//! wasm size, so this is a small line-based reader that knows ATX headings (`#`), paragraphs,
+//! list items, block quotes and fenced code — enough for notes and READMEs. It takes any
+//! string and never panics. [`index_documents`] checks the files and builds an [`Index`].
+
+use std::fmt;
+
+use crate::bm25::IndexBuilder;
+use crate::chunk::{Block, BlockKind, SourceDoc, SourceSection, chunk};
+use crate::format::{Index, IndexSettings};
+use crate::text::Lang;
+
+/// At most this many bytes per file (a large book is ~1 MB; more would stall the page).
+pub const MAX_FILE_BYTES: usize = 2_000_000;
+/// At most this many files at once.
+pub const MAX_FILES: usize = 50;
+
+/// One file the visitor dropped: its name and its text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlainFile {
+    /// The file name as the visitor's system gave it.
+    pub name: String,
+    /// The file's text.
+    pub text: String,
+}
+
+/// Why dropped files could not be indexed. Each variant names the file.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum PlainError {
+    /// No files were given.
+    NoFiles,
+    /// More files than [`MAX_FILES`].
+    TooManyFiles {
+        /// How many were given.
+        count: usize,
+    },
+    /// The file is larger than [`MAX_FILE_BYTES`].
+    TooLarge {
+        /// The file name.
+        name: String,
+        /// Its size in bytes.
+        bytes: usize,
+    },
+    /// The file has no text other than whitespace.
+    Empty {
+        /// The file name.
+        name: String,
+    },
+    /// The file looks binary (NUL bytes or undecodable bytes).
+    Binary {
+        /// The file name.
+        name: String,
+    },
+}
+
+impl fmt::Display for PlainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlainError::NoFiles => f.write_str("no files to index"),
+            PlainError::TooManyFiles { count } => {
+                write!(f, "{count} files is too many: at most {MAX_FILES} at once")
+            }
+            PlainError::TooLarge { name, bytes } => write!(
+                f,
+                "{name} is {bytes} bytes: files of at most {MAX_FILE_BYTES} bytes can be indexed"
+            ),
+            PlainError::Empty { name } => write!(f, "{name} is empty"),
+            PlainError::Binary { name } => {
+                write!(f, "{name} is not a text file (it holds binary data)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PlainError {}
+
+/// Checks the files, parses each and builds an index of them. Pages get no URL: they live
+/// only in this page's memory, so citations name them but cannot link to them.
+pub fn index_documents(files: &[PlainFile], lang: Lang) -> Result<Index, PlainError> {
+    if files.is_empty() {
+        return Err(PlainError::NoFiles);
+    }
+    if files.len() > MAX_FILES {
+        return Err(PlainError::TooManyFiles { count: files.len() });
+    }
+    let settings = IndexSettings::STANDARD;
+    let mut builder = IndexBuilder::new(lang, settings);
+    for file in files {
+        check(file)?;
+        let doc = parse(&file.name, &file.text, lang);
+        builder.add(&doc, &chunk(&doc, settings.fragment_chars as usize));
+    }
+    Ok(builder.finish())
+}
+
+fn check(file: &PlainFile) -> Result<(), PlainError> {
+    let name = || file.name.clone();
+    if file.text.len() > MAX_FILE_BYTES {
+        return Err(PlainError::TooLarge {
+            name: name(),
+            bytes: file.text.len(),
+        });
+    }
+    // Browsers decode files leniently: binary data shows up as NULs and U+FFFD replacements.
+    let suspicious = file
+        .text
+        .chars()
+        .filter(|&c| c == '\0' || c == '\u{FFFD}')
+        .count();
+    if file.text.contains('\0') || suspicious * 100 > file.text.chars().count() {
+        return Err(PlainError::Binary { name: name() });
+    }
+    if file.text.trim().is_empty() {
+        return Err(PlainError::Empty { name: name() });
+    }
+    Ok(())
+}
+
+/// Reads one file into a document. The title is the first `#` heading, else the file name.
+pub(crate) fn parse(name: &str, text: &str, lang: Lang) -> SourceDoc {
+    let mut sections = vec![SourceSection {
+        heading_path: Vec::new(),
+        anchor: String::new(),
+        blocks: Vec::new(),
+    }];
+    // Heading levels and texts from the outermost to the current one.
+    let mut path: Vec<(usize, String)> = Vec::new();
+    let mut title: Option<String> = None;
+    let mut paragraph: Vec<&str> = Vec::new();
+    let mut fence: Option<(char, usize, Vec<&str>)> = None;
+
+    for line in text.lines() {
+        if let Some((ch, len, code)) = &mut fence {
+            if is_fence(line).is_some_and(|(c, n)| c == *ch && n >= *len) {
+                let block = Block {
+                    kind: BlockKind::Code,
+                    text: code.join("\n"),
+                };
+                push(&mut sections, block);
+                fence = None;
+            } else {
+                code.push(line);
+            }
+            continue;
+        }
+        let trimmed = line.trim();
+        if let Some((ch, len)) = is_fence(line) {
+            flush(&mut sections, &mut paragraph);
+            fence = Some((ch, len, Vec::new()));
+        } else if let Some((level, heading)) = heading(trimmed) {
+            flush(&mut sections, &mut paragraph);
+            let heading = inline(heading);
+            // The first level-1 heading before any other is the title, not a section (as in
+            // build-index).
+            if level == 1 && title.is_none() && path.is_empty() {
+                title = Some(heading);
+                continue;
+            }
+            while path.last().is_some_and(|(l, _)| *l >= level) {
+                path.pop();
+            }
+            path.push((level, heading.clone()));
+            sections.push(SourceSection {
+                heading_path: path.iter().map(|(_, h)| h.clone()).collect(),
+                anchor: slug(&heading),
+                blocks: Vec::new(),
+            });
+        } else if trimmed.is_empty() {
+            flush(&mut sections, &mut paragraph);
+        } else if let Some(item) = list_item(trimmed) {
+            flush(&mut sections, &mut paragraph);
+            push(
+                &mut sections,
+                Block {
+                    kind: BlockKind::ListItem,
+                    text: inline(item),
+                },
+            );
+        } else if let Some(quoted) = trimmed.strip_prefix('>') {
+            flush(&mut sections, &mut paragraph);
+            push(
+                &mut sections,
+                Block {
+                    kind: BlockKind::Quote,
+                    text: inline(quoted),
+                },
+            );
+        } else {
+            paragraph.push(trimmed);
+        }
+    }
+    // An unclosed fence runs to the end of the file, as in CommonMark.
+    if let Some((_, _, code)) = fence {
+        let block = Block {
+            kind: BlockKind::Code,
+            text: code.join("\n"),
+        };
+        push(&mut sections, block);
+    }
+    flush(&mut sections, &mut paragraph);
+    sections.retain(|s| !s.blocks.is_empty());
+
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    SourceDoc {
+        path: name.to_owned(),
+        url: String::new(),
+        title: title.unwrap_or_else(|| stem.to_owned()),
+        lang,
+        themes: Vec::new(),
+        sections,
+    }
+}
+
+/// The anchor slug of a heading, as `build-index` makes it: lowercase, spaces to `-`, only
+/// alphanumerics, `-` and `_` kept.
+pub(crate) fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+fn push(sections: &mut [SourceSection], block: Block) {
+    if block.text.trim().is_empty() {
+        return;
+    }
+    if let Some(section) = sections.last_mut() {
+        section.blocks.push(block);
+    }
+}
+
+fn flush(sections: &mut [SourceSection], paragraph: &mut Vec<&str>) {
+    if paragraph.is_empty() {
+        return;
+    }
+    let text = inline(&paragraph.join(" "));
+    paragraph.clear();
+    push(sections, Block::paragraph(text));
+}
+
+/// `#`–`######` followed by a space (or nothing): the level and the heading text.
+fn heading(line: &str) -> Option<(usize, &str)> {
+    let level = line.bytes().take_while(|&b| b == b'#').count();
+    if level == 0 || level > 6 {
+        return None;
+    }
+    let rest = line.get(level..)?;
+    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    // A closing run of `#` is decoration.
+    let text = rest.trim().trim_end_matches('#').trim_end();
+    (!text.is_empty()).then_some((level, text))
+}
+
+/// A fence line: three or more backticks or tildes, possibly indented by up to three spaces.
+fn is_fence(line: &str) -> Option<(char, usize)> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return None;
+    }
+    let rest = line.trim_start_matches(' ');
+    let ch = rest.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let len = rest.chars().take_while(|&c| c == ch).count();
+    (len >= 3).then_some((ch, len))
+}
+
+/// The text of a list item line (`-`, `*`, `+` or `1.`/`1)` followed by a space).
+fn list_item(line: &str) -> Option<&str> {
+    if let Some(rest) = line
+        .strip_prefix("- ")
+        .or_else(|| line.strip_prefix("* "))
+        .or_else(|| line.strip_prefix("+ "))
+    {
+        return Some(rest);
+    }
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let rest = line.get(digits..)?;
+    rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") "))
+}
+
+/// Inline markup to plain text: `[text](url)` keeps the text; `**`, `__` and backticks go.
+fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.trim();
+    while let Some(open) = rest.find('[') {
+        out.push_str(rest.get(..open).unwrap_or_default());
+        let after = rest.get(open + 1..).unwrap_or_default();
+        let link = after.find("](").and_then(|mid| {
+            let target = after.get(mid + 2..)?;
+            let close = target.find(')')?;
+            Some((after.get(..mid)?, target.get(close + 1..)?))
+        });
+        match link {
+            Some((label, tail)) if !label.contains('[') => {
+                out.push_str(label);
+                rest = tail;
+            }
+            _ => {
+                out.push('[');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out.replace("**", "").replace("__", "").replace('`', "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn render(md: &str) -> String {
+        let doc = parse("notes.md", md, Lang::English);
+        let mut out = format!("title: {}\n", doc.title);
+        for s in doc.sections {
+            out.push_str(&format!("[{}] #{}\n", s.heading_path.join(" > "), s.anchor));
+            for b in s.blocks {
+                out.push_str(&format!("  {:?}: {}\n", b.kind, b.text));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn headings_paragraphs_lists_quotes_and_code() {
+        let md = "Intro line one\nline two.\n\n# Garden notes\n\n## Watering **daily**\n\n- tomatoes\n2. basil, see [the guide](http://x.test/a)\n> shade in July\n\n```sh\n# not a heading\nwater --all\n```\n### Soil ###\nSandy.\n## Pests\n~~~\nopen fence";
+        assert_eq!(
+            render(md),
+            "title: Garden notes\n\
+             [] #\n  Paragraph: Intro line one line two.\n\
+             [Watering daily] #watering-daily\n  ListItem: tomatoes\n  ListItem: basil, see the guide\n  Quote: shade in July\n  Code: # not a heading\nwater --all\n\
+             [Watering daily > Soil] #soil\n  Paragraph: Sandy.\n\
+             [Pests] #pests\n  Code: open fence\n"
+        );
+    }
+
+    #[test]
+    fn title_falls_back_to_the_file_name() {
+        let doc = parse(
+            "meeting.2024.txt",
+            "#hashtag is not a heading\n",
+            Lang::English,
+        );
+        assert_eq!(doc.title, "meeting.2024");
+        assert_eq!(doc.sections[0].blocks[0].text, "#hashtag is not a heading");
+    }
+
+    #[test]
+    fn bad_files_are_named_in_the_error() {
+        let file = |name: &str, text: &str| PlainFile {
+            name: name.into(),
+            text: text.into(),
+        };
+        let err = |files: &[PlainFile]| index_documents(files, Lang::English).unwrap_err();
+        assert_eq!(err(&[]).to_string(), "no files to index");
+        assert_eq!(err(&[file("a.md", " \n\t")]).to_string(), "a.md is empty");
+        assert_eq!(
+            err(&[file("ok.md", "fine"), file("b.md", "PK\0\0")]).to_string(),
+            "b.md is not a text file (it holds binary data)"
+        );
+        assert_eq!(
+            err(&[file("c.txt", "\u{FFFD}\u{FFFD}abc")]),
+            PlainError::Binary {
+                name: "c.txt".into()
+            }
+        );
+        let big = "a".repeat(MAX_FILE_BYTES + 1);
+        assert_eq!(
+            err(&[file("big.md", &big)]).to_string(),
+            "big.md is 2000001 bytes: files of at most 2000000 bytes can be indexed"
+        );
+        let many: Vec<PlainFile> = (0..=MAX_FILES).map(|i| file(&i.to_string(), "x")).collect();
+        assert_eq!(err(&many), PlainError::TooManyFiles { count: 51 });
+    }
+
+    #[test]
+    fn dropped_files_answer_questions() {
+        let files = [PlainFile {
+            name: "plants.md".into(),
+            text: "# Plants\n\n## Watering\n\nWater the ferns every Tuesday morning.\n".into(),
+        }];
+        let index = index_documents(&files, Lang::English).unwrap();
+        let answer = crate::ask(
+            &index,
+            None,
+            "When do I water the ferns?",
+            &crate::AnswerConfig::DEFAULT,
+        );
+        assert_eq!(answer.mode, crate::Mode::Answer);
+        assert_eq!(
+            answer.quotes[0].text,
+            "Water the ferns every Tuesday morning."
+        );
+        assert_eq!(answer.quotes[0].citation.url, "#watering");
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_parses_and_chunks(text in "(#{0,7} ?|[-*+>] |1\\. |```|~~~|\\[|\\]\\(|\\)|\n|[a-zé .]{0,12}){0,40}") {
+            let doc = parse("x.md", &text, Lang::English);
+            for section in &doc.sections {
+                prop_assert!(!section.blocks.is_empty());
+                for block in &section.blocks {
+                    prop_assert!(!block.text.trim().is_empty());
+                }
+            }
+            for draft in chunk(&doc, 80) {
+                for r in draft.sentences {
+                    prop_assert!(draft.text.get(r).is_some());
+                }
+            }
+        }
+
+        #[test]
+        fn arbitrary_unicode_never_panics(text in any::<String>(), name in any::<String>()) {
+            let files = [PlainFile { name, text }];
+            let _ = index_documents(&files, Lang::German);
+        }
+
+        #[test]
+        fn every_word_of_a_paragraph_is_kept(words in proptest::collection::vec("[a-z]{1,8}", 1..30)) {
+            let text = words.join(" ");
+            let doc = parse("x.txt", &text, Lang::English);
+            prop_assert_eq!(&doc.sections[0].blocks[0].text, &text);
+        }
+    }
+}

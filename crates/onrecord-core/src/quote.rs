@@ -1,0 +1,262 @@
+//! Choosing what to quote from one fragment: the sentence that carries most of the question,
+//! a neighbour when that sentence needs context, the question's words inside the quote, and a
+//! text-fragment link to it.
+
+use std::collections::BTreeSet;
+
+use crate::bm25::QueryTerm;
+use crate::format::{Fragment, Index};
+use crate::text::{Analyzer, Lang, tokens};
+
+/// Longest quote (bytes) a neighbour may be added to without a grammatical need for it.
+const NEIGHBOUR_MAX_BYTES: usize = 600;
+
+/// Which of the question's terms a piece of text contains (by position in the term list).
+pub(crate) type Covered = Vec<bool>;
+
+/// What one fragment can quote for a question.
+pub(crate) struct Pick {
+    /// Byte range of the quote in the fragment text: whole sentences, contiguous.
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+    /// Terms found in the quoted sentences, the fragment's headings or its page title: what a
+    /// reader sees around the quote.
+    pub(crate) local: Covered,
+    /// Terms found in the quoted sentences themselves.
+    pub(crate) in_quote: Covered,
+}
+
+/// The question's terms stemmed for one page language.
+pub(crate) struct Wanted {
+    stems: Vec<String>,
+    analyzer: Analyzer,
+}
+
+impl Wanted {
+    pub(crate) fn new(index: &Index, lang: Lang, terms: &[QueryTerm]) -> Wanted {
+        let analyzer = Analyzer::new(lang, index.settings.stemming);
+        let stems = terms
+            .iter()
+            .map(|t| analyzer.term(&t.word).into_owned())
+            .collect();
+        Wanted { stems, analyzer }
+    }
+
+    fn covered(&self, text: &str) -> Covered {
+        let found: BTreeSet<String> = tokens(text)
+            .map(|(_, w)| self.analyzer.term(&w).into_owned())
+            .collect();
+        self.stems.iter().map(|s| found.contains(s)).collect()
+    }
+
+    /// Byte ranges of the words in `text` that are the question's terms.
+    pub(crate) fn highlights(&self, text: &str) -> Vec<(u32, u32)> {
+        tokens(text)
+            .filter(|(_, w)| {
+                let stem = self.analyzer.term(w);
+                self.stems.iter().any(|s| *s == stem)
+            })
+            .map(|(r, _)| (r.start as u32, r.end as u32))
+            .collect()
+    }
+}
+
+/// Sum of the idf weights of the covered terms.
+pub(crate) fn weight(terms: &[QueryTerm], covered: &[bool]) -> f32 {
+    terms
+        .iter()
+        .zip(covered)
+        .filter(|(_, c)| **c)
+        .map(|(t, _)| t.idf)
+        .sum()
+}
+
+pub(crate) fn union(a: &[bool], b: &[bool]) -> Covered {
+    a.iter().zip(b).map(|(x, y)| *x || *y).collect()
+}
+
+/// Picks the quote of `fragment` for the question: its best sentence (the first on a tie),
+/// with the sentence before it when the best one opens by referring back ("It", "These")
+/// or the one before introduces it (ends with ':'), the sentence after when the best one
+/// introduces a list, and otherwise the neighbour that adds most of the question's missing
+/// terms, if any does.
+pub(crate) fn pick(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> Pick {
+    let doc = index.docs.get(fragment.doc as usize);
+    let lang = doc.map_or(index.default_lang, |d| d.lang);
+    let wanted = Wanted::new(index, lang, terms);
+    let sentence = |i: usize| -> &str {
+        fragment
+            .sentences
+            .get(i)
+            .and_then(|&(s, e)| fragment.text.get(s as usize..e as usize))
+            .unwrap_or("")
+    };
+    let per_sentence: Vec<Covered> = (0..fragment.sentences.len())
+        .map(|i| wanted.covered(sentence(i)))
+        .collect();
+    let mut best = 0;
+    let mut best_weight = 0.0;
+    for (i, covered) in per_sentence.iter().enumerate() {
+        let w = weight(terms, covered);
+        if w > best_weight {
+            best_weight = w;
+            best = i;
+        }
+    }
+    let none = vec![false; terms.len()];
+    let own = per_sentence
+        .get(best)
+        .cloned()
+        .unwrap_or_else(|| none.clone());
+    let (mut first, mut last) = (best, best);
+    let text = sentence(best);
+    let prev = best.checked_sub(1).map(sentence);
+    let next = (best + 1 < fragment.sentences.len()).then(|| sentence(best + 1));
+    if prev.is_some_and(|p| refers_back(text, lang) || p.trim_end().ends_with(':')) {
+        first = best - 1;
+    } else if next.is_some() && text.trim_end().ends_with(':') {
+        last = best + 1;
+    } else {
+        // The neighbour that adds most of the question's weight the best sentence lacks.
+        let gain = |i: usize| -> f32 {
+            per_sentence.get(i).map_or(0.0, |c| {
+                weight(terms, &union(&own, c)) - weight(terms, &own)
+            })
+        };
+        let before = best.checked_sub(1).map_or(0.0, gain);
+        let after = if next.is_some() { gain(best + 1) } else { 0.0 };
+        let short = |i: usize| text.len() + sentence(i).len() <= NEIGHBOUR_MAX_BYTES;
+        if before > 0.0 && before >= after && short(best - 1) {
+            first = best - 1;
+        } else if after > 0.0 && short(best + 1) {
+            last = best + 1;
+        }
+    }
+    let in_quote = (first..=last)
+        .filter_map(|i| per_sentence.get(i))
+        .fold(none, |acc, c| union(&acc, c));
+    // The page title, headings and curated themes stand beside the quote on the page.
+    let context = wanted.covered(&format!(
+        "{} {} {}",
+        doc.map_or("", |d| d.title.as_str()),
+        fragment.heading_path.join(" "),
+        doc.map_or(String::new(), |d| d.themes.join(" "))
+    ));
+    let start = fragment.sentences.get(first).map_or(0, |s| s.0);
+    let end = fragment
+        .sentences
+        .get(last)
+        .map_or(fragment.text.len() as u32, |s| s.1);
+    Pick {
+        start,
+        end,
+        local: union(&in_quote, &context),
+        in_quote,
+    }
+}
+
+/// Whether a sentence opens by pointing back at the one before it.
+fn refers_back(sentence: &str, lang: Lang) -> bool {
+    const EN: &[&str] = &[
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "they",
+        "their",
+        "them",
+        "such",
+        "there",
+        "here",
+        "however",
+        "but",
+        "also",
+        "otherwise",
+        "then",
+        "so",
+        "both",
+        "each",
+        "either",
+    ];
+    const DE: &[&str] = &[
+        "es", "dies", "diese", "dieser", "dieses", "das", "sie", "dann", "aber", "jedoch", "sonst",
+        "dafür", "dabei", "damit", "beide", "auch",
+    ];
+    let Some((_, first)) = tokens(sentence).next() else {
+        return false;
+    };
+    let list = if lang == Lang::German { DE } else { EN };
+    list.contains(&first.as_str())
+}
+
+/// `url` with a text-fragment directive that makes supporting browsers scroll to and mark
+/// `quote`: the whole quote when it is short, else its first and last few words.
+pub(crate) fn text_fragment_url(url: &str, quote: &str) -> String {
+    const EDGE_WORDS: usize = 4;
+    let words: Vec<&str> = quote.split_whitespace().collect();
+    if words.is_empty() {
+        return url.to_owned();
+    }
+    let directive = if words.len() <= 2 * EDGE_WORDS + 2 {
+        encode(&words.join(" "))
+    } else {
+        let head = words.get(..EDGE_WORDS).unwrap_or(&words).join(" ");
+        let tail = words
+            .get(words.len() - EDGE_WORDS..)
+            .unwrap_or(&words)
+            .join(" ");
+        format!("{},{}", encode(&head), encode(&tail))
+    };
+    // The directive follows the fragment (`#anchor:~:text=`), or stands alone (`#:~:text=`).
+    let sep = if url.contains('#') { "" } else { "#" };
+    format!("{url}{sep}:~:text={directive}")
+}
+
+/// Percent-encodes everything but ASCII letters, digits and `.`, `_`, `~`: the directive's own
+/// syntax characters (`-`, `,`, `&`) must never appear raw.
+fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_fragment_links_keep_the_anchor_and_encode_syntax_characters() {
+        assert_eq!(
+            text_fragment_url(
+                "/shop/returns/#refunds",
+                "Refunds arrive in 14-21 days, always."
+            ),
+            "/shop/returns/#refunds:~:text=Refunds%20arrive%20in%2014%2D21%20days%2C%20always."
+        );
+        assert_eq!(
+            text_fragment_url(
+                "/faq/",
+                "one two three four five six seven eight nine ten eleven"
+            ),
+            "/faq/#:~:text=one%20two%20three%20four,eight%20nine%20ten%20eleven"
+        );
+        assert_eq!(text_fragment_url("/faq/", "  "), "/faq/");
+    }
+
+    #[test]
+    fn referring_openings_are_recognised_per_language() {
+        assert!(refers_back("It is free.", Lang::English));
+        assert!(refers_back("These cost extra.", Lang::English));
+        assert!(!refers_back("Returns are free.", Lang::English));
+        assert!(refers_back("Dies gilt auch für Teile.", Lang::German));
+        assert!(!refers_back("", Lang::German));
+    }
+}

@@ -1,0 +1,276 @@
+//! Properties of every answer, over random pages and questions: quotes are byte-exact slices
+//! of stored fragments taken from their offsets, highlights lie inside the quote, at most
+//! three quotes come from different pages, and a decline cites nothing.
+
+use onrecord_core::{
+    AnswerConfig, Block, Index, IndexBuilder, IndexSettings, Lang, Mode, SourceDoc, SourceSection,
+    ask, chunk,
+};
+use proptest::prelude::*;
+
+/// Words that recur across pages and questions, so that questions often hit.
+const WORDS: &[&str] = &[
+    "refund",
+    "battery",
+    "warranty",
+    "frame",
+    "days",
+    "delivery",
+    "fee",
+    "weight",
+    "It",
+    "This",
+    "costs",
+    "EUR",
+    "30",
+    "within",
+    "Zone",
+    "collect",
+    "return",
+    "motor",
+    "cargo",
+    "bike",
+    "größe",
+    "Rückgabe",
+    "naïve",
+    "—",
+    "e.g.",
+    ":",
+    ".",
+    "?",
+    "\n",
+    "- ",
+];
+
+fn text_strategy() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            4 => proptest::sample::select(WORDS).prop_map(str::to_owned),
+            1 => "\\PC{1,12}",
+        ],
+        0..60,
+    )
+    .prop_map(|words| words.join(" "))
+}
+
+fn index_of(pages: &[(String, Vec<String>)]) -> Index {
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+    for (i, (title, paras)) in pages.iter().enumerate() {
+        let doc = SourceDoc {
+            path: format!("p{i}.md"),
+            url: format!("/p{i}/"),
+            title: title.clone(),
+            lang: if i % 3 == 2 {
+                Lang::German
+            } else {
+                Lang::English
+            },
+            themes: vec![],
+            sections: vec![SourceSection {
+                heading_path: vec![format!("Section {i}")],
+                anchor: format!("section-{i}"),
+                blocks: paras.iter().cloned().map(Block::paragraph).collect(),
+            }],
+        };
+        builder.add(&doc, &chunk(&doc, 300));
+    }
+    let bytes = builder.finish().to_bytes([7; 32]).unwrap();
+    Index::from_bytes(&bytes).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn every_answer_quotes_exact_slices_or_cites_nothing(
+        pages in proptest::collection::vec(
+            (text_strategy(), proptest::collection::vec(text_strategy(), 1..4)), 1..6),
+        question in text_strategy(),
+    ) {
+        let index = index_of(&pages);
+        let answer = ask(&index, None, &question, &AnswerConfig::DEFAULT);
+        match answer.mode {
+            Mode::Answer => {
+                prop_assert!(answer.decline.is_none());
+                prop_assert!(answer.confidence.is_some());
+                prop_assert!(!answer.quotes.is_empty() && answer.quotes.len() <= 3);
+            }
+            _ => {
+                prop_assert!(answer.decline.is_some());
+                prop_assert!(answer.confidence.is_none());
+                prop_assert!(answer.quotes.is_empty());
+                prop_assert!(answer.related.is_empty());
+            }
+        }
+        let mut docs = Vec::new();
+        for q in &answer.quotes {
+            let fragment = &index.fragments[q.fragment as usize];
+            let slice = fragment.text.get(q.start as usize..q.end as usize);
+            prop_assert_eq!(slice, Some(q.text.as_str()));
+            prop_assert!(!q.text.trim().is_empty());
+            for &(s, e) in &q.highlights {
+                prop_assert!(s < e);
+                prop_assert!(q.text.get(s as usize..e as usize).is_some());
+            }
+            prop_assert!(q.citation.text_fragment_url.starts_with(&q.citation.url));
+            docs.push(fragment.doc);
+        }
+        docs.sort_unstable();
+        docs.dedup();
+        prop_assert_eq!(docs.len(), answer.quotes.len(), "quotes come from different pages");
+        for s in &answer.related {
+            prop_assert!(answer.quotes.iter().all(|q| q.fragment != s.fragment));
+        }
+    }
+}
+
+fn page(path: &str, title: &str, heading: &str, text: &str) -> SourceDoc {
+    SourceDoc {
+        path: path.into(),
+        url: format!("/{}/", path.trim_end_matches(".md")),
+        title: title.into(),
+        lang: Lang::English,
+        themes: vec![],
+        sections: vec![SourceSection {
+            heading_path: vec![heading.into()],
+            anchor: heading.to_lowercase(),
+            blocks: vec![Block::paragraph(text)],
+        }],
+    }
+}
+
+fn index_of_pages(docs: &[SourceDoc]) -> Index {
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+    for doc in docs {
+        builder.add(doc, &chunk(doc, 800));
+    }
+    Index::from_bytes(&builder.finish().to_bytes([1; 32]).unwrap()).unwrap()
+}
+
+#[test]
+fn a_compound_question_is_answered_from_the_pages_that_each_carry_a_part() {
+    let index = index_of_pages(&[
+        page(
+            "prices.md",
+            "Prices",
+            "Heron",
+            "The Heron has a price of EUR 4,200. Paint is extra.",
+        ),
+        page(
+            "delivery.md",
+            "Delivery",
+            "Fees",
+            "Home delivery has a fee of EUR 30 in Zone 1.",
+        ),
+        page(
+            "specs.md",
+            "Specifications",
+            "Frame",
+            "Its aluminium frame gives a weight of 38 kg.",
+        ),
+        page("care.md", "Care", "Cleaning", "Wipe the chain after rain."),
+    ]);
+    let answer = ask(
+        &index,
+        None,
+        "What are the price, the delivery fee and the weight?",
+        &AnswerConfig::DEFAULT,
+    );
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    let texts: Vec<&str> = answer.quotes.iter().map(|q| q.text.as_str()).collect();
+    assert_eq!(texts.len(), 3, "{texts:?}");
+    assert!(texts.contains(&"The Heron has a price of EUR 4,200."));
+    assert!(texts.contains(&"Home delivery has a fee of EUR 30 in Zone 1."));
+    assert!(texts.contains(&"Its aluminium frame gives a weight of 38 kg."));
+    assert_eq!(answer.confidence.map(|c| c.label()), Some("medium"));
+}
+
+#[test]
+fn a_sentence_that_refers_back_is_quoted_with_the_one_before() {
+    let index = index_of_pages(&[page(
+        "warranty.md",
+        "Warranty",
+        "Battery",
+        "Batteries are covered for 2 years. It must keep 70% of its rated capacity. \
+         Frames are covered for 5 years.",
+    )]);
+    let answer = ask(
+        &index,
+        None,
+        "What capacity must it keep?",
+        &AnswerConfig::DEFAULT,
+    );
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    assert_eq!(
+        answer.quotes[0].text,
+        "Batteries are covered for 2 years. It must keep 70% of its rated capacity."
+    );
+    let q = &answer.quotes[0];
+    let marked: Vec<&str> = q
+        .highlights
+        .iter()
+        .map(|&(s, e)| &q.text[s as usize..e as usize])
+        .collect();
+    assert_eq!(marked, ["must", "keep", "capacity"]);
+    assert_eq!(
+        q.citation.text_fragment_url,
+        "/warranty/#battery:~:text=Batteries%20are%20covered%20for,of%20its%20rated%20capacity."
+    );
+}
+
+#[test]
+fn a_single_well_supported_quote_has_high_confidence_and_lists_other_sections() {
+    let index = index_of_pages(&[
+        page(
+            "returns.md",
+            "Returns",
+            "Refunds",
+            "Refunds arrive within 14 days of the return.",
+        ),
+        page(
+            "faq.md",
+            "FAQ",
+            "Refund questions",
+            "Ask us about refunds by mail.",
+        ),
+    ]);
+    let answer = ask(
+        &index,
+        None,
+        "When do refunds arrive?",
+        &AnswerConfig::DEFAULT,
+    );
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    assert_eq!(answer.confidence.map(|c| c.label()), Some("high"));
+    assert_eq!(answer.quotes.len(), 1);
+    assert_eq!(answer.related.len(), 1);
+    assert_eq!(answer.related[0].citation.url, "/faq/#refund questions");
+}
+
+#[test]
+fn the_site_author_and_framing_verbs_are_not_required_words() {
+    let essay = page(
+        "essays/craft.md",
+        "Craft and Repetition",
+        "Routine",
+        "Writers treat routine as the enemy of inspiration. It isn't.",
+    );
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+    builder.add(&essay, &chunk(&essay, 800));
+    let named = {
+        let mut b = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+        b.name_site(&["Person A".into()]);
+        b.add(&essay, &chunk(&essay, 800));
+        Index::from_bytes(&b.finish().to_bytes([2; 32]).unwrap()).unwrap()
+    };
+    let plain = Index::from_bytes(&builder.finish().to_bytes([2; 32]).unwrap()).unwrap();
+    let question = "What does Person A think about routine and craft?";
+    // Unnamed, "person" is a word no page uses, and the question is declined.
+    let declined = ask(&plain, None, question, &AnswerConfig::DEFAULT);
+    assert_eq!(declined.mode, Mode::NotFound, "{declined:?}");
+    assert_eq!(declined.missing_terms, ["person", "think"]);
+    // Named as the site's author, "Person A" means these pages; "think" frames the question.
+    let answer = ask(&named, None, question, &AnswerConfig::DEFAULT);
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    assert_eq!(answer.missing_terms, ["think"]);
+    assert!(answer.quotes[0].text.starts_with("Writers treat routine"));
+}

@@ -1,0 +1,206 @@
+// End-to-end: the deploy folder (scripts/site.mjs) on a small fixture site, served under a strict
+// Content Security Policy with Trusted Types enforced; the XSS corpus; offline use; the inline
+// element; no HTML sinks in the shipped JavaScript.
+// Needs www/dist/fixture/index.onr (scripts/test.sh builds it from tests/e2e/fixtures/corpus).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { serve } from '../../scripts/serve.mjs';
+import { writeSite } from '../../scripts/site.mjs';
+import { ask, launch, open } from './browser.mjs';
+
+const www = fileURLToPath(new URL('../../www/', import.meta.url));
+const site = fileURLToPath(new URL('./artifacts/site/', import.meta.url));
+// Violations are counted twice: securitypolicyviolation events in the page, and reports the
+// browser posts to the test server (those include the engine worker's).
+const REPORT = '; report-uri /csp-report';
+const STRICT = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self'; require-trusted-types-for 'script'" + REPORT;
+const NO_WASM = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; require-trusted-types-for 'script'" + REPORT;
+let strict, noWasm, browser, assets;
+
+before(async () => {
+  const index = www + 'dist/fixture/index.onr';
+  assert.ok(existsSync(index), 'www/dist/fixture/index.onr is missing: run scripts/test.sh (it builds it)');
+  rmSync(site, { recursive: true, force: true });
+  cpSync(fileURLToPath(new URL('./fixtures/pages/', import.meta.url)), site, { recursive: true });
+  ({ assets } = writeSite({ index, out: site + 'onrecord', summary: fileURLToPath(new URL('./fixtures/summary.js', import.meta.url)) }));
+  strict = await serve({ root: site, headers: { 'content-security-policy': STRICT } });
+  noWasm = await serve({ root: site, headers: { 'content-security-policy': NO_WASM } });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  strict?.server.close();
+  noWasm?.server.close();
+});
+
+test('the deploy folder has content-hashed names, a rewritten loader and immutable cache headers', async () => {
+  const names = readdirSync(site + 'onrecord').sort();
+  for (const key of ['css', 'glue', 'wasm', 'index']) {
+    assert.match(assets[key], /\.[0-9a-f]{10}\.(css|js|wasm|onr)$/, key);
+    assert.ok(names.includes(assets[key]), `${assets[key]} written`);
+  }
+  const loader = readFileSync(site + 'onrecord/onrecord.js', 'utf8');
+  assert.ok(loader.includes(`const ASSETS = ${JSON.stringify(assets)};`), 'loader points at the hashed names');
+  const hashed = await fetch(new URL(`onrecord/${assets.wasm}`, strict.url));
+  assert.equal(hashed.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+  const stable = await fetch(new URL('onrecord/onrecord.js', strict.url));
+  assert.equal(stable.headers.get('cache-control'), 'no-cache');
+});
+
+test('strict CSP with Trusted Types: answers, follows the citation to its heading, zero violations', async () => {
+  const context = await browser.newContext();
+  const since = strict.server.cspReports.length;
+  const { page, errors, violations } = await open(context, strict.url);
+  await ask(page, 'When does the first ferry leave on weekdays?');
+  assert.equal(await page.locator('.onrecord-quote').first().textContent(), 'The first ferry leaves the north pier at 06:40 every weekday.');
+  const link = page.locator('.onrecord-cite a.cite').first();
+  assert.equal(await link.textContent(), 'Ferry guide › Timetable');
+  assert.match(await page.locator('.onrecord-cite a.jump').getAttribute('href'), /^http:\/\/127\.0\.0\.1:\d+\/guide\/#timetable:~:text=/);
+  assert.equal(await page.locator('button.summary').count(), 0, 'no summary button without data-proxy');
+  assert.deepEqual(await allViolations(violations, strict.server, since), [], 'CSP violations');
+  await link.click();
+  await page.waitForURL('**/guide/#timetable');
+  assert.equal(await page.evaluate(() => document.querySelector(':target')?.textContent), 'Timetable');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('XSS payloads in the corpus render literally as text', async () => {
+  const context = await browser.newContext();
+  const since = strict.server.cspReports.length;
+  const { page, errors, violations } = await open(context, strict.url);
+  page.on('dialog', (d) => d.dismiss());
+  await ask(page, 'When is the harbour siren tested?');
+  const quote = await page.locator('.onrecord-quote').first().textContent();
+  assert.ok(quote.includes('<img src=x onerror="window.__xss=\'entity\'">'), quote);
+  assert.ok(quote.includes('<script>window.__xss=\'numeric\'</script>'), quote);
+  assert.match(await page.locator('.onrecord-cite .cite').first().textContent(), /^Harbour alarm <img src=x onerror="window.__xss='title'"> › Siren test/);
+  const code = await ask2(page, 'What does the siren panel print?');
+  assert.ok(code.includes('<img src=x onerror="window.__xss=\'code\'">'), code);
+  const shadow = page.locator('.onrecord');
+  assert.equal(await page.evaluate(() => document.querySelector('.onrecord').shadowRoot.querySelectorAll('img, script, svg, iframe').length), 0);
+  assert.equal(await shadow.evaluate(() => window.__xss), undefined, 'no payload ran');
+  assert.deepEqual(await allViolations(violations, strict.server, since), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+/** Asks a second question on an open dialog; resolves to the first quote's text. */
+/** Every CSP violation seen since `since` (a count of server reports): page events and reports. */
+async function allViolations(violations, server, since, settle = 300) {
+  await new Promise((ok) => setTimeout(ok, settle)); // reports are posted asynchronously
+  return [...await violations(), ...server.cspReports.slice(since)];
+}
+
+async function ask2(page, question) {
+  // The previous answer is removed first, so the next one is not mistaken for it.
+  await page.locator('.result').evaluate((result) => result.replaceChildren());
+  const input = page.getByRole('searchbox', { name: 'Ask these pages' });
+  await input.fill(question);
+  await input.press('Enter');
+  await page.locator('.answer').waitFor();
+  const quote = page.locator('.onrecord-quote').first();
+  assert.ok(await quote.count(), `no quote for "${question}": ${await page.locator('.onrecord-status').textContent()}`);
+  return quote.textContent();
+}
+
+test('citations to javascript: or another origin render as text, never as links', async () => {
+  const context = await browser.newContext();
+  const { page, errors } = await open(context, strict.url);
+  await ask(page, 'When do the lighthouse keepers change shifts?');
+  assert.equal(await page.locator('.onrecord-cite .cite').first().textContent(), 'Lighthouse keepers › Shifts');
+  assert.equal(await page.locator('.onrecord-cite .cite').first().evaluate((n) => n.tagName), 'SPAN');
+  await ask2(page, 'What do spring tides at the harbour reach?');
+  assert.equal(await page.locator('.onrecord-cite .cite').first().textContent(), 'Tide tables › Spring tides');
+  assert.equal(await page.locator('.onrecord-cite .cite').first().evaluate((n) => n.tagName), 'SPAN');
+  assert.equal(await page.locator('.answer a[href^="javascript"], .answer a[href*="evil.example"]').count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('without wasm-unsafe-eval the widget says search is unavailable', async () => {
+  const context = await browser.newContext();
+  const since = noWasm.server.cspReports.length;
+  const { page } = await open(context, noWasm.url);
+  await page.locator('.launch').click();
+  const alert = page.locator('.onrecord-status[role="alert"]');
+  await alert.waitFor();
+  assert.equal(await alert.textContent(),
+    'Search is unavailable: this site’s Content Security Policy does not allow WebAssembly (script-src needs \'wasm-unsafe-eval\').');
+  // The report counting the other tests rely on does see this violation (made in the worker).
+  let reports = [];
+  for (let i = 0; i < 50 && !reports.length; i++) reports = await allViolations(async () => [], noWasm.server, since, 100);
+  assert.ok(reports.some((r) => /script-src/.test(r)), `the blocked compile is reported: ${reports}`);
+  await context.close();
+});
+
+test('offline after the first load: answers with the network gone, from the HTTP cache', async () => {
+  const context = await browser.newContext();
+  const first = await open(context, strict.url);
+  await ask(first.page, 'How much is a return ticket?');
+  // A later visit: the page comes online, then the network goes before the widget is opened.
+  const { page, errors } = await open(context, strict.url);
+  await context.setOffline(true);
+  await ask(page, 'When does the first ferry leave on Sundays?');
+  assert.match(await page.locator('.onrecord-quote').first().textContent(), /09:15/);
+  // The first page keeps answering too.
+  assert.match(await ask2(first.page, 'Do bicycles travel free?'), /Bicycles travel free/);
+  assert.deepEqual(errors, []);
+  // And the network really was gone: anything not cached fails.
+  const probe = await page.evaluate(() => fetch(`/guide/?${Math.random()}`).then(() => 'online', () => 'offline'));
+  assert.equal(probe, 'offline');
+  await context.close();
+});
+
+test('the inline <onrecord-ask> element takes its options from data attributes', async () => {
+  const context = await browser.newContext();
+  const since = strict.server.cspReports.length;
+  const { page, errors, violations } = await open(context, new URL('inline.html', strict.url).href);
+  assert.equal(await page.locator('.launch').count(), 0, 'no button when the page places the widget inline');
+  const input = page.getByRole('searchbox', { name: 'Ask these pages' });
+  assert.equal(await input.getAttribute('placeholder'), 'When does the ferry leave?');
+  assert.equal(await page.locator('onrecord-ask').getAttribute('data-theme'), 'dark');
+  await input.fill('When does the first ferry leave?');
+  await input.press('Enter');
+  await page.locator('.answer').waitFor();
+  assert.equal(await page.locator('.onrecord-quote').count(), 1, 'data-max-quotes="1"');
+  assert.deepEqual(await allViolations(violations, strict.server, since), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('with data-proxy, "Ask for a summary" hands the answer to summary.js', async () => {
+  const context = await browser.newContext();
+  const since = strict.server.cspReports.length;
+  const { page, errors, violations } = await open(context, new URL('proxy.html', strict.url).href);
+  await ask(page, 'How much is a return ticket?');
+  await page.getByRole('button', { name: 'Ask for a summary' }).click();
+  assert.equal(await page.locator('.fake-summary').textContent(),
+    'summary via /api/summary for “How much is a return ticket?”: 1 quote(s), engine function');
+  assert.deepEqual(await allViolations(violations, strict.server, since), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('data-preload="idle" loads the engine without waiting to be opened', async () => {
+  const context = await browser.newContext();
+  const { page, requests } = await open(context, new URL('preload.html', strict.url).href);
+  await page.waitForFunction(() => document.querySelector('.onrecord').shadowRoot
+    .querySelector('.onrecord-status').textContent.startsWith('Ready'));
+  assert.ok(requests.some((p) => /\/index\.[0-9a-f]{10}\.onr$/.test(p)), `index fetched: ${requests.join(' ')}`);
+  assert.equal(await page.locator('dialog').evaluate((d) => d.open), false, 'still closed');
+  await context.close();
+});
+
+test('the shipped JavaScript has no HTML sinks', () => {
+  const shipped = readdirSync(site + 'onrecord').filter((f) => f.endsWith('.js')).map((f) => site + 'onrecord/' + f);
+  assert.ok(shipped.length >= 2, shipped.join(' '));
+  const sinks = /\b(innerHTML|outerHTML|insertAdjacentHTML|document\.write|createContextualFragment|setHTMLUnsafe|parseHTMLUnsafe|srcdoc)\b|\beval\(|new Function\(/;
+  for (const file of shipped) {
+    const found = readFileSync(file, 'utf8').match(sinks);
+    assert.equal(found, null, `${file} uses ${found?.[0]}`);
+  }
+});
