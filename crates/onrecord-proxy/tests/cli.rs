@@ -56,8 +56,10 @@ fn a_bad_index_stops_startup_and_the_key_is_not_printed() {
         "{err}"
     );
     // A key no HTTP header can carry is refused up front, not silently dropped.
-    let index = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../crates/onrecord-core/tests/data/index_v2.onr");
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/injection-corpus");
+    let built = build_index::build(&corpus, &build_index::Options::standard()).unwrap();
+    let index = dir.join("good.onr");
+    std::fs::write(&index, &built.bytes).unwrap();
     let mut args = vec!["--index", index.to_str().unwrap()];
     args.extend(BASE);
     let (ok, err) = proxy(&args, Some("sk-CANARY\u{7}bell"));
