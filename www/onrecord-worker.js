@@ -7,6 +7,8 @@
 //   documents {names, texts, lang}   index a visitor's files in memory
 //   forget                      drop the visitor's files
 //   ask {which, question}       'site' or 'local' → AnswerDto
+//   info                        the site index's IndexInfoDto (version, corpus hash)
+//   verifyQuote {fragment, text}   re-check a model's quote against the site index (summary.js)
 let wasm = null;
 let site = null;
 let local = null;
@@ -33,6 +35,12 @@ const ops = {
   forget() {
     local?.free();
     local = null;
+  },
+  info() {
+    return site.info();
+  },
+  verifyQuote({ fragment, text }) {
+    return site.verifyQuote(fragment, text);
   },
   ask({ which, question }) {
     const engine = which === 'local' ? local : site;

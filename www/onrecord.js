@@ -101,7 +101,13 @@ function loadEngine(opts, host) {
             console.warn('onrecord: matching by meaning is off:', message(err));
           }));
       }
-      return { ask: (question) => call('ask', { which: 'site', question }) };
+      return {
+        ask: (question) => call('ask', { which: 'site', question }),
+        // For summary.js: the proxy is told which index asks, and every quote it returns is
+        // re-checked here against the site's own fragments before it is shown.
+        info: () => call('info'),
+        verifyQuote: (fragment, text) => call('verifyQuote', { fragment, text }),
+      };
     })());
   }
   return engines.get(opts.index);

@@ -185,3 +185,35 @@ test('a proxy that refuses is a clear message, not a broken widget', async () =>
     'Summary unavailable: too many requests from this address');
   await page.close();
 });
+
+test('the widget’s "Ask for a summary" runs summary.js against the proxy: only checked quotes show', async () => {
+  // The real loader (engine in its worker) on a page with data-proxy; the Trusted Types policy
+  // the loader needs for its worker is allowed by name.
+  const csp = CSP.replace("trusted-types 'none'", 'trusted-types onrecord');
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
+  await page.route(`${base}widget.html`, (route) => route.fulfill({
+    status: 200,
+    contentType: 'text/html',
+    headers: { 'content-security-policy': csp },
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>widget</title>
+      <script type="module" src="/onrecord.js" data-index="/dist/index.onr" data-proxy="${proxyUrl}"></script>
+      </head><body><h1>Widget with a proxy</h1></body></html>`,
+  }));
+  await page.goto(`${base}widget.html`);
+  await page.locator('.launch').click();
+  const input = page.getByRole('searchbox', { name: 'Ask these pages' });
+  await input.fill(RETURNS);
+  await input.press('Enter');
+  await page.locator('.answer').waitFor();
+  await page.getByRole('button', { name: 'Ask for a summary' }).click();
+  const status = page.locator('.onrecord-summary-status');
+  await page.locator('.onrecord-summary-status', { hasText: /^Summary: / }).waitFor();
+  assert.match(await status.textContent(), /^Summary: 1 checked quote\.$/);
+  const quote = await page.locator('.onrecord-summary-quote').textContent();
+  assert.ok(corpusText.includes(quote.replace(/\s+/g, ' ')), `not verbatim: ${quote}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
