@@ -251,6 +251,10 @@ class Panel {
         el('span', { class: 'chip mode' }, `Answer · ${answer.supported ? 'supported' : 'partial'}`),
         answer.confidence ? el('span', { class: `chip confidence ${answer.confidence}` }, `${cap(answer.confidence)} confidence`) : ''));
       for (const quote of quotes) box.append(renderQuote(quote, own));
+      // Words of the question no page uses: the quotes cannot speak to them.
+      if (answer.missingTerms?.length) {
+        box.append(el('p', { class: 'missing' }, `These pages never mention ${quoted(answer.missingTerms)}.`));
+      }
       const related = (answer.related ?? []).filter((r) => !quotes.some((q) => q.citation.url === r.url));
       if (related.length) {
         const list = el('ul', { class: 'related' });
@@ -272,7 +276,10 @@ class Panel {
       this.say('Not in these documents; related private material exists.');
     } else {
       // A decline cites nothing: no quotes, no links, only the reason.
-      const why = answer.decline?.message ?? '';
+      let why = answer.decline?.message ?? '';
+      if (answer.decline?.gate !== 'never-mentioned' && answer.missingTerms?.length) {
+        why += ` These pages never mention ${quoted(answer.missingTerms)}.`;
+      }
       box.append(el('p', { class: 'onrecord-decline' }, `Not in these documents. ${why}`.trim()));
       this.say(`Not in these documents. ${why}`.trim());
     }
@@ -432,6 +439,12 @@ class OnrecordAsk extends HTMLElement {
 if (!customElements.get('onrecord-ask')) customElements.define('onrecord-ask', OnrecordAsk);
 // The tag adds the button and dialog unless the page places the widget inline.
 if (!document.querySelector('onrecord-ask')) mountDialog();
+
+/** ‘a’, ‘b’ or ‘c’ — as the core's decline messages list words. */
+function quoted(words) {
+  const q = words.map((w) => `‘${w}’`);
+  return q.length > 1 ? `${q.slice(0, -1).join(', ')} or ${q[q.length - 1]}` : q[0];
+}
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
