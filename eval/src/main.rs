@@ -181,11 +181,7 @@ fn run() -> Result<ExitCode> {
         .transpose()?;
     let built = build_with(&args.corpus, &args.options, embedder.as_ref())?;
     if let Some(path) = &args.tune_fusion {
-        let model = embedder
-            .as_ref()
-            .map(|e| onrecord_core::QueryModel::from_bytes(&e.query_model_bytes))
-            .transpose()
-            .map_err(|e| anyhow::anyhow!("query model: {e}"))?;
+        let model = query_model(embedder.as_ref())?;
         let dev = questions::select(&questions, Split::Dev);
         let mut lines = String::new();
         for vector_weight in [0.5f32, 0.75, 1.0, 1.5, 2.0, 3.0] {
@@ -221,11 +217,7 @@ fn run() -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(path) = &args.tune {
-        let model = embedder
-            .as_ref()
-            .map(|e| onrecord_core::QueryModel::from_bytes(&e.query_model_bytes))
-            .transpose()
-            .map_err(|e| anyhow::anyhow!("query model: {e}"))?;
+        let model = query_model(embedder.as_ref())?;
         let dev = questions::select(&questions, Split::Dev);
         let mut lines = String::new();
         for cf in [0.3f32, 0.4, 0.5, 0.6, 0.7] {
@@ -262,4 +254,14 @@ fn run() -> Result<ExitCode> {
         std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The browser's query model, as the embedder copies it next to the index.
+fn query_model(
+    embedder: Option<&build_index::Embedder>,
+) -> Result<Option<onrecord_core::QueryModel>> {
+    embedder
+        .map(|e| onrecord_core::QueryModel::from_bytes(&e.query_model_bytes))
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("query model: {e}"))
 }

@@ -156,42 +156,35 @@ fn fused(
     let semantic = vector
         .map(|q| search_vectors(index, q, CANDIDATES))
         .unwrap_or_default();
-    let mut scores: BTreeMap<u32, f32> = BTreeMap::new();
-    for (list, weight) in [(lexical, 1.0), (semantic, fusion.vector_weight)] {
-        for (rank, hit) in list.iter().enumerate() {
-            *scores.entry(hit.fragment).or_default() += weight / (fusion.rrf_c + rank as f32 + 1.0);
-        }
-    }
-    let mut fused: Vec<Hit> = scores
-        .into_iter()
-        .map(|(fragment, score)| Hit { fragment, score })
-        .collect();
-    sort(&mut fused);
-    // The rerank: each fused place becomes a reciprocal rank, plus the lexical coverage.
-    let mut hits: Vec<Hit> = fused
-        .iter()
-        .enumerate()
-        .map(|(rank, hit)| Hit {
-            fragment: hit.fragment,
-            score: 1.0 / (fusion.rrf_c + rank as f32 + 1.0)
-                + fusion.rerank_weight / (fusion.rrf_c + 1.0)
-                    * coverage(index, terms, hit.fragment),
-        })
-        .collect();
-    sort(&mut hits);
+    let fused = weighted_reciprocal_rank(
+        &[(lexical, 1.0), (semantic, fusion.vector_weight)],
+        fusion.rrf_c,
+    );
+    let hits = rerank_with(index, terms, &fused, fusion.rerank_weight, fusion.rrf_c);
     cap_per_page(index, hits, k)
 }
 
 /// Adds each fragment's lexical coverage of the question to its reciprocal-rank score.
 fn rerank(index: &Index, terms: &[QueryTerm], ranked: Vec<Hit>) -> Vec<Hit> {
-    // Scores are first turned into reciprocal ranks so BM25 and fused lists rerank alike.
+    rerank_with(index, terms, &ranked, BM25_RERANK_WEIGHT, RRF_C)
+}
+
+/// Each place of `ranked` becomes a reciprocal rank 1 / (c + rank), plus `weight` first-place
+/// votes times the fragment's lexical coverage; so BM25 and fused lists rerank alike.
+fn rerank_with(
+    index: &Index,
+    terms: &[QueryTerm],
+    ranked: &[Hit],
+    weight: f32,
+    c: f32,
+) -> Vec<Hit> {
     let mut hits: Vec<Hit> = ranked
         .iter()
         .enumerate()
         .map(|(rank, hit)| Hit {
             fragment: hit.fragment,
-            score: 1.0 / (RRF_C + rank as f32 + 1.0)
-                + BM25_RERANK_WEIGHT / (RRF_C + 1.0) * coverage(index, terms, hit.fragment),
+            score: 1.0 / (c + rank as f32 + 1.0)
+                + weight / (c + 1.0) * coverage(index, terms, hit.fragment),
         })
         .collect();
     sort(&mut hits);
@@ -200,10 +193,16 @@ fn rerank(index: &Index, terms: &[QueryTerm], ranked: Vec<Hit>) -> Vec<Hit> {
 
 /// Reciprocal rank fusion: each list votes 1 / (c + rank) for its fragments.
 pub fn reciprocal_rank(lists: &[Vec<Hit>]) -> Vec<Hit> {
+    let weighted: Vec<(Vec<Hit>, f32)> = lists.iter().map(|l| (l.clone(), 1.0)).collect();
+    weighted_reciprocal_rank(&weighted, RRF_C)
+}
+
+/// Reciprocal rank fusion where each list's votes, weight / (c + rank), carry its weight.
+fn weighted_reciprocal_rank(lists: &[(Vec<Hit>, f32)], c: f32) -> Vec<Hit> {
     let mut scores: BTreeMap<u32, f32> = BTreeMap::new();
-    for list in lists {
+    for (list, weight) in lists {
         for (rank, hit) in list.iter().enumerate() {
-            *scores.entry(hit.fragment).or_default() += 1.0 / (RRF_C + rank as f32 + 1.0);
+            *scores.entry(hit.fragment).or_default() += weight / (c + rank as f32 + 1.0);
         }
     }
     let mut fused: Vec<Hit> = scores
