@@ -31,11 +31,19 @@ pub fn verify_quote(fragment: &str, claimed: &str) -> Option<Range<usize>> {
     }
     // Fragments are short (hundreds of characters), so a direct scan is fast enough and
     // obviously correct.
+    // A match may not start or end inside the lowercase expansion of one source character
+    // ("İ" is "i" + U+0307): its ends must map back to whole characters of the fragment.
+    let whole = |i: usize, j: usize| -> bool {
+        let starts = i == 0 || hay.get(i - 1).map(|h| &h.1) != hay.get(i).map(|h| &h.1);
+        let ends = hay.get(j + 1).map(|h| &h.1) != hay.get(j).map(|h| &h.1);
+        starts && ends
+    };
     let at = (0..=hay.len() - needle.len()).find(|&i| {
-        hay[i..i + needle.len()]
-            .iter()
-            .zip(&needle)
-            .all(|((h, _), n)| h == n)
+        whole(i, i + needle.len() - 1)
+            && hay[i..i + needle.len()]
+                .iter()
+                .zip(&needle)
+                .all(|((h, _), n)| h == n)
     })?;
     let start = hay.get(at)?.1.start;
     let end = hay.get(at + needle.len() - 1)?.1.end;
@@ -44,7 +52,8 @@ pub fn verify_quote(fragment: &str, claimed: &str) -> Option<Range<usize>> {
 
 /// The normalised characters of `s`, each with the byte range of the source text it came from.
 /// Whitespace runs become one space (leading and trailing ones are dropped); a character whose
-/// lowercase form has several characters maps each of them to the same source range.
+/// lowercase form has several characters maps each of them to the same source range (and a
+/// match must take all of them or none).
 fn normalise(s: &str) -> Vec<(char, Range<usize>)> {
     let mut out: Vec<(char, Range<usize>)> = Vec::with_capacity(s.len());
     let mut pending_space: Option<Range<usize>> = None;
@@ -113,6 +122,15 @@ mod tests {
     }
 
     #[test]
+    fn a_match_never_splits_one_character_s_lowercase_expansion() {
+        // "İ" lowercases to "i" + U+0307: a claimed "i" is the later plain "i", not half of "İ".
+        let f = "İA i";
+        assert_eq!(verify_quote(f, "i"), Some(4..5));
+        assert_eq!(check("İ", "i"), None);
+        assert_eq!(check("xİy", "xi\u{307}y"), Some("xİy"));
+    }
+
+    #[test]
     fn unicode_normal_forms_are_not_equal() {
         // "é" precomposed in the fragment, decomposed in the claim.
         assert_eq!(check("Caf\u{e9} hours", "Cafe\u{301} hours"), None);
@@ -124,10 +142,11 @@ mod tests {
 
     #[test]
     fn lowercase_expansion_maps_back_to_whole_characters() {
-        // 'İ' lowercases to two chars; any match touching it covers the whole source char.
+        // 'İ' lowercases to two chars: a match covers both or neither, so what is shown
+        // always folds to exactly what was claimed.
         let f = "Visit İstanbul today";
         assert_eq!(check(f, "i\u{307}stanbul"), Some("İstanbul"));
-        assert_eq!(check(f, "\u{307}stanbul"), Some("İstanbul"));
+        assert_eq!(check(f, "\u{307}stanbul"), None);
     }
 
     fn fold_all(s: &str) -> String {
