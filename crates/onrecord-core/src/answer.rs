@@ -9,7 +9,7 @@
 use crate::bm25::{QueryTerm, query_terms};
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::quote::{Pick, Wanted, pick, text_fragment_url, union, weight};
-use crate::retrieve::{SHIPPED, query_vector, rank};
+use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
 use crate::text::tokens;
 use crate::vector::{QueryModel, similarity};
 
@@ -417,15 +417,7 @@ fn asks_several(question: &str) -> bool {
 
 /// Which of the question's terms occur anywhere in the fragment (its indexed words).
 fn fragment_terms(index: &Index, terms: &[QueryTerm], frag: u32) -> Vec<bool> {
-    terms
-        .iter()
-        .map(|t| {
-            t.term_ids
-                .iter()
-                .filter_map(|&id| index.terms.get(id))
-                .any(|p| p.postings.binary_search_by_key(&frag, |&(f, _)| f).is_ok())
-        })
-        .collect()
+    terms.iter().map(|t| in_fragment(index, t, frag)).collect()
 }
 
 fn quote(index: &Index, frag: u32, fragment: &Fragment, pick: &Pick, terms: &[QueryTerm]) -> Quote {

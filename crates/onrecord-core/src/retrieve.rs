@@ -122,7 +122,7 @@ pub(crate) fn rank(
         Method::Bm25Rerank => rerank(index, terms, lexical()),
         Method::Vectors => semantic(),
         Method::Hybrid => reciprocal_rank(&[lexical(), semantic()]),
-        Method::HybridRerank => return fused(index, vector, terms, k, &Fusion::SHIPPED),
+        Method::HybridRerank => fuse(index, terms, &lexical(), &semantic(), &Fusion::SHIPPED),
     };
     cap_per_page(index, ranked, k)
 }
@@ -135,33 +135,27 @@ pub fn retrieve_fused(
     k: usize,
     fusion: &Fusion,
 ) -> Vec<Hit> {
-    let vector = query_vector(index, model, question);
-    fused(
-        index,
-        vector.as_deref(),
-        &query_terms(index, question),
-        k,
-        fusion,
-    )
+    let terms = query_terms(index, question);
+    let lexical = search(index, &terms, CANDIDATES);
+    let semantic = query_vector(index, model, question)
+        .map(|q| search_vectors(index, &q, CANDIDATES))
+        .unwrap_or_default();
+    cap_per_page(index, fuse(index, &terms, &lexical, &semantic, fusion), k)
 }
 
-fn fused(
+/// Weighted reciprocal-rank fusion of the BM25 and vector lists, then the coverage rerank.
+fn fuse(
     index: &Index,
-    vector: Option<&[f32]>,
     terms: &[QueryTerm],
-    k: usize,
+    lexical: &[Hit],
+    semantic: &[Hit],
     fusion: &Fusion,
 ) -> Vec<Hit> {
-    let lexical = search(index, terms, CANDIDATES);
-    let semantic = vector
-        .map(|q| search_vectors(index, q, CANDIDATES))
-        .unwrap_or_default();
     let fused = weighted_reciprocal_rank(
         &[(lexical, 1.0), (semantic, fusion.vector_weight)],
         fusion.rrf_c,
     );
-    let hits = rerank_with(index, terms, &fused, fusion.rerank_weight, fusion.rrf_c);
-    cap_per_page(index, hits, k)
+    rerank_with(index, terms, &fused, fusion.rerank_weight, fusion.rrf_c)
 }
 
 /// Adds each fragment's lexical coverage of the question to its reciprocal-rank score.
@@ -193,14 +187,14 @@ fn rerank_with(
 
 /// Reciprocal rank fusion: each list votes 1 / (c + rank) for its fragments.
 pub fn reciprocal_rank(lists: &[Vec<Hit>]) -> Vec<Hit> {
-    let weighted: Vec<(Vec<Hit>, f32)> = lists.iter().map(|l| (l.clone(), 1.0)).collect();
+    let weighted: Vec<(&[Hit], f32)> = lists.iter().map(|l| (l.as_slice(), 1.0)).collect();
     weighted_reciprocal_rank(&weighted, RRF_C)
 }
 
 /// Reciprocal rank fusion where each list's votes, weight / (c + rank), carry its weight.
-fn weighted_reciprocal_rank(lists: &[(Vec<Hit>, f32)], c: f32) -> Vec<Hit> {
+fn weighted_reciprocal_rank(lists: &[(&[Hit], f32)], c: f32) -> Vec<Hit> {
     let mut scores: BTreeMap<u32, f32> = BTreeMap::new();
-    for (list, weight) in lists {
+    for &(list, weight) in lists {
         for (rank, hit) in list.iter().enumerate() {
             *scores.entry(hit.fragment).or_default() += weight / (c + rank as f32 + 1.0);
         }
@@ -218,15 +212,18 @@ pub(crate) fn coverage(index: &Index, terms: &[QueryTerm], frag: u32) -> f32 {
     let total: f32 = terms.iter().map(|t| t.idf).sum();
     let covered: f32 = terms
         .iter()
-        .filter(|t| {
-            t.term_ids
-                .iter()
-                .filter_map(|&id| index.terms.get(id))
-                .any(|p| p.postings.binary_search_by_key(&frag, |&(f, _)| f).is_ok())
-        })
+        .filter(|t| in_fragment(index, t, frag))
         .map(|t| t.idf)
         .sum();
     if total > 0.0 { covered / total } else { 0.0 }
+}
+
+/// Whether any of the term's stems is indexed for the fragment.
+pub(crate) fn in_fragment(index: &Index, term: &QueryTerm, frag: u32) -> bool {
+    term.term_ids
+        .iter()
+        .filter_map(|&id| index.terms.get(id))
+        .any(|p| p.postings.binary_search_by_key(&frag, |&(f, _)| f).is_ok())
 }
 
 fn sort(hits: &mut [Hit]) {
