@@ -2,7 +2,8 @@
 //!
 //! The eval compares every [`Method`]; `ask` and the widget use [`SHIPPED`]. Without a query
 //! model (not loaded yet, or built for another index) the vector list is empty and the hybrid
-//! methods rank exactly as BM25 does, so the first lexical answer never waits for the model.
+//! methods rank from BM25 alone (hybrid + rerank adds its lexical-coverage rerank), so the first
+//! lexical answer never waits for the model.
 
 use std::collections::BTreeMap;
 
