@@ -125,4 +125,22 @@ UNZIP
   rm -rf target/models/wheel
 fi
 
+# 7. A real documentation set for the eval that nobody here wrote and that the query model never
+#    trained on: the docs of Black (the Python formatter), MIT, from its PyPI sdist. Read in
+#    place by eval/ (eval/corpora.json); never committed. Pinned by version and sha256.
+black=target/corpora/black-26.10.1
+if [ ! -f "$black/docs/index.md" ]; then
+  say "fetching the Black 26.10.1 docs (PyPI sdist, MIT) for the eval"
+  mkdir -p target/corpora
+  tarball=target/corpora/black-26.10.1.tar.gz
+  # The simple index names the sdist with its sha256; the pin below is what counts.
+  url=$(curl -sSf --retry 3 https://pypi.org/simple/black/ \
+    | grep -o 'https://[^"#]*/black-26\.10\.1\.tar\.gz' | head -n 1)
+  [ -n "$url" ] || { say "PyPI lists no black-26.10.1 sdist" >&2; exit 1; }
+  curl -sSfL --retry 3 -o "$tarball.part" "$url"
+  echo "5f9f83beae62437e060dafd53d7f1fc327e3d3494f74d72ee5c2b73eb90fc4e7  $tarball.part" | sha256sum -c --quiet
+  mv "$tarball.part" "$tarball"
+  tar xzf "$tarball" -C target/corpora
+fi
+
 say "ready (wasm route: $route)"
