@@ -248,12 +248,12 @@ class Panel {
     if (answer.mode === 'answer') {
       const quotes = answer.quotes.slice(0, this.opts.maxQuotes);
       box.append(el('p', { class: 'meta' },
-        el('span', { class: 'chip mode' }, `Answer · ${answer.supported ? 'supported' : 'partial'}`),
+        el('span', { class: 'chip mode' }, `Answer · ${answer.completeness}`),
         answer.confidence ? el('span', { class: `chip confidence ${answer.confidence}` }, `${cap(answer.confidence)} confidence`) : ''));
       for (const quote of quotes) box.append(renderQuote(quote, own));
-      // Words of the question no page uses: the quotes cannot speak to them.
-      if (answer.missingTerms?.length) {
-        box.append(el('p', { class: 'missing' }, `These pages never mention ${quoted(answer.missingTerms)}.`));
+      // A partial answer names the part of the question the quoted pages do not cover.
+      if (answer.incomplete?.length) {
+        box.append(el('p', { class: 'missing' }, `Nothing here on ${quoted(answer.incomplete)}.`));
       }
       const related = (answer.related ?? []).filter((r) => !quotes.some((q) => q.citation.url === r.url));
       if (related.length) {

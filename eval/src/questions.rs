@@ -120,7 +120,7 @@ pub fn check(questions: &[Question], corpus: &Path) -> Vec<String> {
                     q.id, e.phrase
                 ));
             }
-            match fs::read_to_string(corpus.join(&e.file)) {
+            match read_expanded(&corpus.join(&e.file), 0) {
                 Err(err) => problems.push(format!(
                     "{}: cannot read evidence file {}: {err}",
                     q.id, e.file
@@ -136,6 +136,45 @@ pub fn check(questions: &[Question], corpus: &Path) -> Vec<String> {
         }
     }
     problems
+}
+
+/// A page's source with its include directives replaced by the included files (MyST
+/// ```` ```{include} path ```` blocks and mdBook `{{#include path}}` lines, relative to the
+/// page), as the site shows it: evidence may quote an included file under the page's name.
+fn read_expanded(path: &Path, depth: usize) -> std::io::Result<String> {
+    let text = fs::read_to_string(path)?;
+    if depth > 3 {
+        return Ok(text);
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut out = String::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim();
+        let myst = trimmed.strip_prefix("```{include}").map(str::trim);
+        let mdbook = trimmed
+            .strip_prefix("{{#include ")
+            .or_else(|| trimmed.strip_prefix("{{#rustdoc_include "))
+            .and_then(|rest| rest.split(['}', ':']).next())
+            .map(str::trim);
+        match (myst, mdbook) {
+            (Some(target), _) => {
+                // The directive's options and closing fence are not page text.
+                for rest in lines.by_ref() {
+                    if rest.trim_start().starts_with("```") {
+                        break;
+                    }
+                }
+                out.push_str(&read_expanded(&dir.join(target), depth + 1).unwrap_or_default());
+            }
+            (None, Some(target)) => {
+                out.push_str(&read_expanded(&dir.join(target), depth + 1).unwrap_or_default());
+            }
+            (None, None) => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    Ok(out)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

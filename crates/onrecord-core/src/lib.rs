@@ -45,7 +45,6 @@ mod chunk;
 mod crc;
 mod format;
 mod plain;
-mod quote;
 mod retrieve;
 mod sentence;
 mod text;
@@ -54,7 +53,9 @@ mod verify;
 mod wordpiece;
 
 pub use crate::answer::{
-    Answer, AnswerConfig, Citation, Confidence, Decline, Mode, Quote, Section, ask,
+    Answer, AnswerConfig, AskKind, Assessment, Citation, Completeness, Confidence, Decline,
+    DeclineModel, FEATURE_NAMES, Features, Mode, N_FEATURES, Quote, Section, ask, ask_kind, assess,
+    decide,
 };
 pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};
 pub use crate::chunk::{Block, BlockKind, FragmentDraft, SourceDoc, SourceSection, chunk};

@@ -8,9 +8,11 @@ use wasm_bindgen::prelude::wasm_bindgen;
 const TS_TYPES: &str = r#"
 export interface AnswerDto {
   mode: "answer" | "related-material" | "not-found";
-  /** For an answer: a private note also bears on it. */
-  supported: boolean;
-  /** For an answer, from the evidence alone; null for a decline. */
+  /** For an answer: the quotes carry the whole question ("supported"), or not ("partial"). */
+  completeness: "supported" | "partial" | null;
+  /** For a partial answer: the words of the question no quoted page has. */
+  incomplete: string[];
+  /** For an answer: how often answers so labelled were right on corpora nobody tuned on. */
   confidence: "high" | "medium" | "low" | null;
   quotes: QuoteDto[];
   /** Other matching sections under an answer; empty for a decline. */
@@ -28,7 +30,7 @@ export interface QuoteDto {
 export interface SectionDto { fragment: number; title: string; section: string; url: string; }
 export interface HintDto { label: string; url: string; locator: string; }
 export interface CitationDto { title: string; section: string; url: string; textFragmentUrl: string; fragmentNo: number; fragmentCount: number; }
-export interface DeclineDto { gate: "no-content-words" | "never-mentioned" | "below-floor" | "unsupported"; message: string; terms: string[]; }
+export interface DeclineDto { gate: "no-content-words" | "never-mentioned" | "missing" | "below-floor" | "unsupported"; message: string; terms: string[]; }
 export interface VerifiedQuoteDto { start: number; end: number; text: string; }
 export interface IndexInfoDto { documents: number; fragments: number; terms: number; corpusHash: string; formatVersion: number; }
 "#;
@@ -38,7 +40,8 @@ export interface IndexInfoDto { documents: number; fragments: number; terms: num
 #[serde(rename_all = "camelCase")]
 pub(crate) struct AnswerDto {
     mode: &'static str,
-    supported: bool,
+    completeness: Option<&'static str>,
+    incomplete: Vec<String>,
     confidence: Option<&'static str>,
     quotes: Vec<QuoteDto>,
     related: Vec<SectionDto>,
@@ -130,7 +133,11 @@ impl From<Answer> for AnswerDto {
                 Mode::RelatedMaterial => "related-material",
                 _ => "not-found",
             },
-            supported: a.supported,
+            incomplete: match &a.completeness {
+                Some(onrecord_core::Completeness::Partial { missing }) => missing.clone(),
+                _ => Vec::new(),
+            },
+            completeness: a.completeness.as_ref().map(|c| c.label()),
             confidence: a.confidence.map(|c| c.label()),
             quotes: a.quotes.into_iter().map(QuoteDto::from).collect(),
             related: a
@@ -209,6 +216,14 @@ impl From<Decline> for DeclineDto {
             Decline::NeverMentioned { terms } => DeclineDto {
                 gate: "never-mentioned",
                 message: format!("These pages never mention {}.", quoted_list(&terms)),
+                terms,
+            },
+            Decline::Missing { terms } => DeclineDto {
+                gate: "missing",
+                message: format!(
+                    "The closest passage never mentions {}, so it is not quoted as an answer.",
+                    quoted_list(&terms)
+                ),
                 terms,
             },
             Decline::BelowFloor { coverage, .. } => DeclineDto {

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use super::kind::{AskKind, shape_matches};
 use crate::bm25::QueryTerm;
 use crate::format::{Fragment, Index};
 use crate::text::{Analyzer, Lang, tokens};
@@ -24,6 +25,17 @@ pub(crate) struct Pick {
     pub(crate) local: Covered,
     /// Terms found in the quoted sentences themselves.
     pub(crate) in_quote: Covered,
+    /// Whether the quoted sentence has the shape the question asks for.
+    pub(crate) shape: bool,
+}
+
+/// What the quote picker weighs besides the question's words.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Preference {
+    /// The kind of answer the question asks for.
+    pub(crate) kind: AskKind,
+    /// How much a sentence of that shape counts, in shares of the question's weight.
+    pub(crate) shape_weight: f32,
 }
 
 /// The question's terms stemmed for one page language.
@@ -75,12 +87,20 @@ pub(crate) fn union(a: &[bool], b: &[bool]) -> Covered {
     a.iter().zip(b).map(|(x, y)| *x || *y).collect()
 }
 
-/// Picks the quote of `fragment` for the question: its best sentence (the first on a tie),
-/// with the sentence before it when the best one opens by referring back ("It", "These")
-/// or the one before introduces it (ends with ':'), the sentence after when the best one
-/// introduces a list, and otherwise the neighbour that adds most of the question's missing
-/// terms, if any does.
-pub(crate) fn pick(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> Pick {
+/// Picks the quote of `fragment` for the question: its best sentence (the first on a tie) —
+/// the one carrying most of the question's weight, plus `prefer.shape_weight` of it when the
+/// sentence has the shape the question asks for (a number for "how much", …) — with the
+/// sentence before it when the best one opens by referring back ("It", "These") or the one
+/// before introduces it (ends with ':'), the sentence after when the best one introduces a
+/// list or code, and otherwise the neighbour that adds most of the question's missing terms,
+/// if any does. `opening`: the fragment opens its section.
+pub(crate) fn pick(
+    index: &Index,
+    fragment: &Fragment,
+    terms: &[QueryTerm],
+    prefer: Preference,
+    opening: bool,
+) -> Pick {
     let doc = index.docs.get(fragment.doc as usize);
     let lang = doc.map_or(index.default_lang, |d| d.lang);
     let wanted = Wanted::new(index, lang, terms);
@@ -94,12 +114,26 @@ pub(crate) fn pick(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> P
     let per_sentence: Vec<Covered> = (0..fragment.sentences.len())
         .map(|i| wanted.covered(sentence(i)))
         .collect();
+    let total: f32 = terms.iter().map(|t| t.idf).sum();
+    let n_units = fragment.sentences.len();
+    let shaped: Vec<bool> = (0..n_units)
+        .map(|i| {
+            let introduces = i + 1 < n_units && sentence(i).trim_end().ends_with(':');
+            shape_matches(prefer.kind, sentence(i), opening && i == 0, introduces)
+        })
+        .collect();
     let mut best = 0;
-    let mut best_weight = 0.0;
+    let mut best_score = 0.0;
     for (i, covered) in per_sentence.iter().enumerate() {
         let w = weight(terms, covered);
-        if w > best_weight {
-            best_weight = w;
+        // The shape counts only for a sentence that carries some of the question.
+        let bonus = if w > 0.0 && shaped.get(i) == Some(&true) {
+            prefer.shape_weight * total
+        } else {
+            0.0
+        };
+        if w + bonus > best_score {
+            best_score = w + bonus;
             best = i;
         }
     }
@@ -152,6 +186,7 @@ pub(crate) fn pick(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> P
         end,
         local: union(&in_quote, &context),
         in_quote,
+        shape: shaped.get(best) == Some(&true),
     }
 }
 
