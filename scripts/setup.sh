@@ -4,7 +4,7 @@
 # - the wasm32 target: `rustup target add` first; where that cannot download, Debian's rustc-web
 #   (1.96, with its std source) builds std for wasm32 itself (cargo build-std);
 # - wasm-pack, and wasm-bindgen-cli at exactly the wasm-bindgen version in Cargo.lock;
-# - Chromium and chromedriver, Node.js, wasm-opt (binaryen, from npm) and the e2e test's npm packages.
+# - Chromium and chromedriver, Node.js, wasm-opt (binaryen) and esbuild from npm, and the e2e test's npm packages.
 #
 # It writes target/setup/wasm.env, which scripts/build-wasm.sh and scripts/test.sh source for
 # every wasm command (and only for those: native builds keep using rustup's toolchain).
@@ -98,7 +98,8 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $wbg_version\$"; then
 fi
 
 # 5. npm packages: binaryen's wasm-opt (Debian 12's binaryen 108 breaks wasm-bindgen's
-#    reference-types table) and playwright-core, which drives the system Chromium.
+#    reference-types table), esbuild (scripts/site.mjs minifies the deployed JavaScript),
+#    playwright-core, which drives the system Chromium, and typescript (the widget's type check).
 for dir in scripts/tools tests/e2e; do
   if ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.installed-lock.json" 2>/dev/null; then
     say "installing npm packages for $dir"
