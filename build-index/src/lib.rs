@@ -5,7 +5,9 @@
 
 mod embed;
 mod frontmatter;
+mod include;
 mod markdown;
+mod markup;
 mod prose;
 mod scale;
 
@@ -85,6 +87,16 @@ struct Page {
     doc: SourceDoc,
     draft: bool,
     superseded_by: Option<String>,
+    /// Why some of the page could not be rendered (an include that failed), by file and line.
+    warnings: Vec<String>,
+    /// The files the page includes, by name, with their bytes.
+    included: Vec<(String, Vec<u8>)>,
+}
+
+/// A page as the build reads it: the document and what could not be rendered.
+pub struct ParsedPage {
+    pub doc: SourceDoc,
+    pub warnings: Vec<String>,
 }
 
 /// Builds the index for the corpus at `root`, without vectors. Fails, naming the file and
@@ -102,6 +114,11 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     files.sort();
 
     let private_prefix = format!("{}/", options.private_dir.trim_matches('/'));
+    // An include never brings a private note's body into a public page.
+    let is_private = |rel: Option<&str>, bytes: &[u8]| {
+        rel.is_some_and(|r| r.starts_with(&private_prefix)) || declares_private(bytes)
+    };
+    let scope = include::Scope::new(root, &is_private);
     let mut hasher = Sha256::new();
     hasher.update(b"onrecord-corpus-v1\0");
     hasher.update(format!(
@@ -143,7 +160,15 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         hasher.update([0]);
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(&bytes);
-        pages.push(read_page(rel, &bytes, options)?);
+        let page = read_page(&scope, rel, &bytes, options)?;
+        for (name, bytes) in &page.included {
+            hasher.update(name.as_bytes());
+            hasher.update([0]);
+            hasher.update((bytes.len() as u64).to_le_bytes());
+            hasher.update(bytes);
+        }
+        report.warnings.extend(page.warnings.iter().cloned());
+        pages.push(page);
     }
 
     let by_path: BTreeMap<&str, &Page> = pages.iter().map(|p| (p.path.as_str(), p)).collect();
@@ -308,12 +333,26 @@ fn private_note(bytes: &[u8], options: &Options) -> Option<Note> {
     })
 }
 
-/// Parses one page as the build does: frontmatter, template and markup cleaning, markdown.
-pub fn parse_page(rel: &str, bytes: &[u8], options: &Options) -> Result<SourceDoc> {
-    read_page(rel, bytes, options).map(|page| page.doc)
+/// Parses one page of the corpus at `root` as the build does: frontmatter, includes, template
+/// and markup cleaning, markdown.
+pub fn parse_page(root: &Path, rel: &str, bytes: &[u8], options: &Options) -> Result<ParsedPage> {
+    let private_prefix = format!("{}/", options.private_dir.trim_matches('/'));
+    let is_private = |rel: Option<&str>, bytes: &[u8]| {
+        rel.is_some_and(|r| r.starts_with(&private_prefix)) || declares_private(bytes)
+    };
+    let scope = include::Scope::new(root, &is_private);
+    read_page(&scope, rel, bytes, options).map(|page| ParsedPage {
+        doc: page.doc,
+        warnings: page.warnings,
+    })
 }
 
-fn read_page(rel: &str, bytes: &[u8], options: &Options) -> Result<Page> {
+fn read_page(
+    scope: &include::Scope<'_>,
+    rel: &str,
+    bytes: &[u8],
+    options: &Options,
+) -> Result<Page> {
     let source = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()]
             .iter()
@@ -322,7 +361,7 @@ fn read_page(rel: &str, bytes: &[u8], options: &Options) -> Result<Page> {
             + 1;
         anyhow::anyhow!("{rel}:{line}: invalid UTF-8 (byte {})", e.valid_up_to())
     })?;
-    let (fm, body, _) = frontmatter::split(rel, source)?;
+    let (fm, body, body_line) = frontmatter::split(rel, source)?;
     let lang = match &fm.lang {
         None => options.default_lang,
         Some(tag) => Lang::from_tag(tag).with_context(|| {
@@ -333,7 +372,10 @@ fn read_page(rel: &str, bytes: &[u8], options: &Options) -> Result<Page> {
             )
         })?,
     };
-    let mut parsed = markdown::parse(&prose::clean(&body));
+    let expanded = include::expand(scope, rel, &body, body_line);
+    // Jekyll runs Liquid only on pages with frontmatter.
+    let liquid = body_line > 1;
+    let mut parsed = markdown::parse(&prose::clean(&expanded.text, liquid));
     // A page's summary (`description`, `summary`, `meaning`) is its lede: the site shows it
     // under the title, and it often says in plain words what the page is about.
     if let Some(summary) = fm.summary().filter(|s| !s.trim().is_empty()) {
@@ -375,6 +417,8 @@ fn read_page(rel: &str, bytes: &[u8], options: &Options) -> Result<Page> {
         },
         draft: fm.draft,
         superseded_by,
+        warnings: expanded.warnings,
+        included: expanded.files,
     })
 }
 
@@ -520,7 +564,14 @@ mod tests {
     fn a_summary_becomes_the_lede_and_a_description_does_not() {
         let page = |fm: &str, body: &str| {
             let source = format!("---\ntitle: T\n{fm}\n---\n{body}");
-            parse_page("p.md", source.as_bytes(), &Options::standard()).unwrap()
+            parse_page(
+                Path::new("."),
+                "p.md",
+                source.as_bytes(),
+                &Options::standard(),
+            )
+            .unwrap()
+            .doc
         };
         let texts = |doc: &SourceDoc| -> Vec<(Vec<String>, String)> {
             doc.sections

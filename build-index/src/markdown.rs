@@ -16,8 +16,11 @@ pub(crate) struct Parsed {
 
 pub(crate) fn parse(body: &str) -> Parsed {
     let mut p = Builder::default();
-    let options =
-        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES;
+    // Heading attributes: `## Title {#id}` (kramdown, mdBook) gives the heading its id.
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_HEADING_ATTRIBUTES;
     for event in Parser::new_ext(body, options) {
         p.event(event);
     }
@@ -32,6 +35,8 @@ struct Builder {
     stack: Vec<(u8, String)>,
     slugs: BTreeMap<String, usize>,
     heading: Option<(u8, String)>,
+    /// The id the heading names itself (`{#id}`), if any.
+    heading_id: Option<String>,
     /// Text of the block being read.
     buf: String,
     in_code: bool,
@@ -68,8 +73,9 @@ impl Builder {
 
     fn start(&mut self, tag: Tag<'_>) {
         match tag {
-            Tag::Heading { level, .. } => {
+            Tag::Heading { level, id, .. } => {
                 self.flush(BlockKind::Paragraph);
+                self.heading_id = id.map(|id| id.into_string());
                 self.heading = Some((heading_level(level), String::new()));
             }
             Tag::Item => {
@@ -168,6 +174,7 @@ impl Builder {
     }
 
     fn open_section(&mut self, level: u8, text: String) {
+        let id = self.heading_id.take();
         // The first level-1 heading before any content is the page title, not a section.
         if level == 1 && self.h1.is_none() && self.stack.is_empty() {
             self.h1 = Some(text);
@@ -178,7 +185,9 @@ impl Builder {
         }
         let slug = slug(&text);
         let count = self.slugs.entry(slug.clone()).or_insert(0);
-        let anchor = if *count == 0 {
+        let anchor = if let Some(id) = id {
+            id
+        } else if *count == 0 {
             slug.clone()
         } else {
             format!("{slug}-{count}")
