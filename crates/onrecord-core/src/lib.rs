@@ -44,6 +44,7 @@ mod bm25;
 mod chunk;
 mod crc;
 mod format;
+mod page;
 mod plain;
 mod retrieve;
 mod sentence;
@@ -63,6 +64,7 @@ pub use crate::format::{
     DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
     MAGIC, RoutingHint, TermPostings,
 };
+pub use crate::page::{PageKind, asks_about_changes, page_kind};
 pub use crate::plain::{MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents};
 pub use crate::retrieve::{
     Fusion, Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_fused, retrieve_with,
