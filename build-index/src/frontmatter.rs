@@ -17,6 +17,9 @@ pub(crate) struct FrontMatter {
     pub(crate) lang: Option<String>,
     pub(crate) draft: bool,
     pub(crate) superseded_by: Option<String>,
+    /// The site owner's page kind: `release-notes` or `listing` sets a page aside from quoted
+    /// answers (except for questions about versions or changes); `page` keeps it in.
+    pub(crate) kind: Option<String>,
     pub(crate) url: Option<String>,
     pub(crate) about: Option<String>,
     pub(crate) locator: Option<String>,

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use onrecord_core::{
-    Block, Bm25Params, Index, IndexBuilder, IndexSettings, Lang, RoutingHint, SourceDoc,
-    SourceSection, VectorIndex, chunk,
+    Block, Bm25Params, Index, IndexBuilder, IndexSettings, Lang, PageKind, RoutingHint, SourceDoc,
+    SourceSection, VectorIndex, chunk, page_kind,
 };
 use sha2::{Digest, Sha256};
 
@@ -79,6 +79,9 @@ pub struct Report {
     pub bytes_by_part: Vec<(&'static str, usize)>,
     /// Seconds spent embedding fragments (when built with vectors).
     pub embedding_secs: Option<f64>,
+    /// Pages set aside from quoted answers (release notes, listings), with their kind and
+    /// whether the site owner declared it.
+    pub set_aside: Vec<(String, PageKind, bool)>,
 }
 
 /// One markdown page read from disk.
@@ -87,6 +90,8 @@ struct Page {
     doc: SourceDoc,
     draft: bool,
     superseded_by: Option<String>,
+    /// The page kind the site owner declared (frontmatter `kind:`).
+    kind: Option<PageKind>,
     /// Why some of the page could not be rendered (an include that failed), by file and line.
     warnings: Vec<String>,
     /// The files the page includes, by name, with their bytes.
@@ -209,7 +214,13 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
             continue;
         }
         let drafts = chunk(&page.doc, options.fragment_chars);
-        builder.add(&page.doc, &drafts);
+        let kind = page.kind.unwrap_or_else(|| page_kind(&page.doc));
+        if kind.is_noise() {
+            report
+                .set_aside
+                .push((page.path.clone(), kind, page.kind.is_some()));
+        }
+        builder.add_page(&page.doc, &drafts, Some(kind));
         report.pages_indexed += 1;
     }
     for note in notes {
@@ -400,6 +411,15 @@ fn read_page(
             .to_owned()
     });
     let url = fm.url.clone().unwrap_or_else(|| url_for(rel));
+    let kind = fm
+        .kind
+        .as_deref()
+        .map(|name| {
+            PageKind::from_name(name).with_context(|| {
+                format!("{rel}: unknown kind '{name}' (use page, release-notes or listing)")
+            })
+        })
+        .transpose()?;
     let superseded_by = fm.superseded_by.as_deref().map(|t| {
         t.trim_start_matches("./")
             .trim_start_matches('/')
@@ -417,6 +437,7 @@ fn read_page(
         },
         draft: fm.draft,
         superseded_by,
+        kind,
         warnings: expanded.warnings,
         included: expanded.files,
     })
@@ -504,6 +525,29 @@ impl fmt::Display for Report {
             f,
             "private notes     {} (routing hints only; bodies never indexed)",
             self.private_notes
+        )?;
+        let set_aside: Vec<String> = self
+            .set_aside
+            .iter()
+            .map(|(path, kind, declared)| {
+                let kind = match kind {
+                    PageKind::ReleaseNotes => "release notes",
+                    PageKind::Listing => "listing",
+                    _ => "page",
+                };
+                let how = if *declared {
+                    "declared"
+                } else {
+                    "from its structure"
+                };
+                format!("{path} ({kind}, {how})")
+            })
+            .collect();
+        writeln!(
+            f,
+            "set aside         {} (quoted only for questions about versions or changes){}",
+            set_aside.len(),
+            list(&set_aside)
         )?;
         for warning in &self.warnings {
             writeln!(f, "warning: {warning}")?;

@@ -492,12 +492,15 @@ pub struct CrossResult {
     pub shipped_rs: String,
 }
 
-/// Runs the protocol over the registry's corpora, built with `options` and `embedder`.
+/// Runs the protocol over the registry's corpora, built with `options` and `embedder`; with
+/// `dump`, also writes every question's evidence (JSON lines, shipped knobs) there, for
+/// looking at the features by hand.
 pub fn run(
     entries: Vec<Entry>,
     options: &Options,
     embedder: Option<&Embedder>,
     model: Option<&QueryModel>,
+    dump: Option<&Path>,
 ) -> Result<CrossResult> {
     let mut corpora = Vec::new();
     for entry in entries {
@@ -527,6 +530,33 @@ pub fn run(
     let n = corpora.len();
     let all: Vec<usize> = (0..n).collect();
     let vectors = model.is_some();
+    if let Some(path) = dump {
+        let mut lines = String::new();
+        for c in &corpora {
+            for q in &c.questions {
+                let a = assess(&c.built.index, model, &q.question, &AnswerConfig::DEFAULT);
+                let grounded = q.answerable()
+                    && a.quotes
+                        .iter()
+                        .any(|quote| is_relevant(&c.built.index, q, quote.fragment));
+                let features: serde_json::Map<String, Value> = FEATURE_NAMES
+                    .iter()
+                    .zip(a.features.values)
+                    .map(|(n, v)| ((*n).to_owned(), json!(v)))
+                    .collect();
+                lines.push_str(&serde_json::to_string(&json!({
+                    "corpus": c.entry.name, "id": q.id, "type": q.kind.name(),
+                    "dev": select(&c.questions, Split::Dev).iter().any(|d| d.id == q.id),
+                    "question": q.question, "grounded": grounded,
+                    "hard": a.hard_decline.is_some(), "features": features,
+                    "quote": a.quotes.first().map(|q| q.text.chars().take(160).collect::<String>()),
+                    "missing_on_page": a.missing_on_page, "terms": a.terms.iter().map(|t| (t.word.clone(), t.idf)).collect::<Vec<_>>(),
+                }))?);
+                lines.push('\n');
+            }
+        }
+        std::fs::write(path, lines).with_context(|| format!("cannot write {}", path.display()))?;
+    }
 
     // Stage 1: fusion knobs by dev MRR (recall@5 breaks ties).
     let fusions = fusion_grid();
@@ -666,6 +696,7 @@ pub fn run(
     let mut test_results = Vec::new();
     let mut all_results = Vec::new();
     let mut knobs_lines = String::new();
+    let mut lost_lines = Vec::new();
     for left in 0..n {
         let train: Vec<usize> = all.iter().copied().filter(|&c| c != left).collect();
         let chosen = choose_config(left, &train);
@@ -680,6 +711,17 @@ pub fn run(
             c.entry.name,
             knobs_text(&chosen.config, vectors)
         );
+        let fold_rows = rows(c, 0, &every, model, &chosen.config);
+        let answerable = fold_rows.iter().filter(|r| r.answerable).count().max(1) as f64;
+        let grounded = fold_rows.iter().filter(|r| r.grounded).count() as f64;
+        lost_lines.push(format!(
+            "{} | {:.3} | {:.3} | {:.3} | {:.3}",
+            answerable,
+            s_all.retrieval.recall_5,
+            s_all.retrieval.recall_1,
+            grounded / answerable,
+            s_all.answering.answerable_correct
+        ));
         folds.push(json!({
             "corpus": c.entry.name,
             "knobs": knobs_json(&chosen.config, vectors),
@@ -754,6 +796,13 @@ pub fn run(
             })
             .collect();
         let _ = writeln!(md, "| {} | {} |", names[i], cells.join(" | "));
+    }
+    let _ = writeln!(
+        md,
+        "\nWhere answerable questions are lost (all questions, fold knobs): a relevant fragment retrieved in the top 5 and first; the would-be quote's fragment holds the evidence (what a perfect decline could answer correctly); answered correctly.\n\n| corpus | answerable | relevant in top 5 | relevant first | would-be quote grounded | answered correctly |\n|---|---:|---:|---:|---:|---:|"
+    );
+    for (i, line) in lost_lines.iter().enumerate() {
+        let _ = writeln!(md, "| {} | {line} |", names[i]);
     }
     let _ = writeln!(
         md,

@@ -36,6 +36,7 @@ const USAGE: &str =
   --check        only check the question file (ids, evidence phrases) and exit
   --cross FILE   the cross-corpus protocol over the corpora of FILE (eval/corpora.json): each
                  corpus left out in turn, knobs chosen on the dev halves of the others
+  --dump-rows FILE  with --cross: every question's evidence features, as JSON lines
   --write-shipped  with --cross: write what the fit on every dev half gives to
                  crates/onrecord-core/src/answer/shipped.rs (what the widget ships)
   --lexical      no vectors (the shipped build embeds fragments with the teacher in
@@ -71,6 +72,8 @@ pub struct Args {
     pub cross: Option<PathBuf>,
     /// With `cross`: write the configuration fit on every dev half to the core's shipped.rs.
     pub write_shipped: bool,
+    /// With `cross`: write every question's evidence features here (JSON lines).
+    pub dump_rows: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -96,6 +99,7 @@ fn parse_args() -> Result<Args> {
     let mut cross = None;
     let mut lexical = false;
     let mut write_shipped = false;
+    let mut dump_rows = None;
     let mut answer = onrecord_core::AnswerConfig::DEFAULT;
     let mut teacher: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
@@ -141,6 +145,7 @@ fn parse_args() -> Result<Args> {
             "--cross" => cross = Some(PathBuf::from(value("--cross")?)),
             "--lexical" => lexical = true,
             "--write-shipped" => write_shipped = true,
+            "--dump-rows" => dump_rows = Some(PathBuf::from(value("--dump-rows")?)),
             "--hint-floor" => answer.hint_floor = parse_f32(&value("--hint-floor")?)?,
             "--teacher" => teacher = Some(PathBuf::from(value("--teacher")?)),
             "--model-dir" => model_dir = Some(PathBuf::from(value("--model-dir")?)),
@@ -167,6 +172,7 @@ fn parse_args() -> Result<Args> {
     Ok(Args {
         cross,
         write_shipped,
+        dump_rows,
         answer,
         model,
         corpus,
@@ -245,7 +251,13 @@ fn cross(args: &Args, registry: &Path) -> Result<ExitCode> {
     let entries = cross::load_registry(registry, &root())?;
     let embedder = load_embedder(args)?;
     let model = query_model(embedder.as_ref())?;
-    let result = cross::run(entries, &args.options, embedder.as_ref(), model.as_ref())?;
+    let result = cross::run(
+        entries,
+        &args.options,
+        embedder.as_ref(),
+        model.as_ref(),
+        args.dump_rows.as_deref(),
+    )?;
     print!("{}", result.markdown);
     if let Some(path) = &args.markdown {
         std::fs::write(path, &result.markdown)

@@ -166,7 +166,9 @@ function quoteView(quote, own, msgs) {
   const jump = !own && c.textFragmentUrl && place(c.textFragmentUrl, msgs.goToQuote, false, 'jump');
   if (jump && jump.tagName === 'A') caption.append(' ', jump);
   caption.append(el('span', { class: 'pos' }, msgs.position(c.fragmentNo, c.fragmentCount)));
-  return el('figure', { class: 'quote' }, el('blockquote', { class: 'onrecord-quote' }, ...highlight(quote)), caption);
+  // A table row is quoted under its header row, as the page shows it.
+  const header = quote.header && el('div', { class: 'onrecord-row-header' }, quote.header);
+  return el('figure', { class: 'quote' }, el('blockquote', { class: 'onrecord-quote' }, ...(header ? [header] : []), ...highlight(quote)), caption);
 }
 
 /** The quote as text nodes, with the question's terms in <mark> by UTF-16 offsets.

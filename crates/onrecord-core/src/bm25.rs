@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::chunk::{FragmentDraft, SourceDoc};
 use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
+use crate::page::{PageKind, page_kind};
 use crate::text::{Analyzer, Lang, is_framing, is_stopword, tokens};
 
 /// BM25 parameters.
@@ -95,8 +96,20 @@ impl IndexBuilder {
         self.hints.push(hint);
     }
 
-    /// Adds a document and its fragments (from [`crate::chunk`]). Add documents in a stable order.
+    /// Adds a document and its fragments (from [`crate::chunk`]), its kind told from its
+    /// structure. Add documents in a stable order.
     pub fn add(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft]) {
+        self.add_page(doc, drafts, None);
+    }
+
+    /// Adds a document whose kind the site owner may have declared (frontmatter `kind:`);
+    /// otherwise its kind is told from its structure.
+    pub fn add_page(
+        &mut self,
+        doc: &SourceDoc,
+        drafts: &[FragmentDraft],
+        declared: Option<PageKind>,
+    ) {
         let doc_idx = self.docs.len() as u32;
         let analyzer = Analyzer::new(doc.lang, self.settings.stemming);
         for (position, draft) in drafts.iter().enumerate() {
@@ -148,6 +161,11 @@ impl IndexBuilder {
                     .iter()
                     .map(|r| (r.start as u32, r.end as u32))
                     .collect(),
+                table_rows: draft
+                    .table_rows
+                    .iter()
+                    .map(|&(row, header)| (row as u32, header as u32))
+                    .collect(),
                 n_terms,
             });
         }
@@ -158,6 +176,7 @@ impl IndexBuilder {
             lang: doc.lang,
             n_fragments: drafts.len() as u32,
             themes: doc.themes.clone(),
+            kind: declared.unwrap_or_else(|| page_kind(doc)),
         });
     }
 

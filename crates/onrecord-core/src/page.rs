@@ -40,16 +40,18 @@ impl PageKind {
     }
 }
 
-/// A page needs at least this many entries (list items, table rows) to be a release-notes or
-/// listing page: short pages are never set aside.
+/// A page needs at least this many entries (list items, table rows) to be release notes...
 const MIN_ENTRIES: usize = 25;
-/// Release notes: this share of the entries sits under a version heading or cites a change.
+/// ...of which this share sits under a version heading or cites a change.
 const CHANGE_SHARE: f32 = 0.5;
-/// Listing: this share of the entries is short (at most `SHORT_WORDS` words)...
+/// A listing has at least this many entries...
+const MIN_LISTING_ENTRIES: usize = 40;
+/// ...this share of them link-like (at most `SHORT_WORDS` words)...
 const SHORT_SHARE: f32 = 0.75;
-const SHORT_WORDS: usize = 12;
-/// ...and prose paragraphs are at most this share of all blocks.
-const PROSE_SHARE: f32 = 0.2;
+const SHORT_WORDS: usize = 6;
+/// ...and prose paragraphs (more than `PROSE_WORDS` words) at most this share of all blocks.
+const PROSE_SHARE: f32 = 0.1;
+const PROSE_WORDS: usize = 12;
 
 /// The kind of `doc`, from its structure alone.
 pub fn page_kind(doc: &SourceDoc) -> PageKind {
@@ -63,7 +65,7 @@ pub fn page_kind(doc: &SourceDoc) -> PageKind {
                 // A table's first line is its header, not an entry.
                 BlockKind::Table => block.text.lines().skip(1).collect(),
                 BlockKind::Paragraph | BlockKind::Quote => {
-                    if tokens(&block.text).count() > SHORT_WORDS {
+                    if tokens(&block.text).count() > PROSE_WORDS {
                         prose += 1;
                     }
                     continue;
@@ -83,7 +85,10 @@ pub fn page_kind(doc: &SourceDoc) -> PageKind {
     let share = |n: usize, of: usize| n as f32 / of.max(1) as f32;
     if share(changes, entries) >= CHANGE_SHARE {
         PageKind::ReleaseNotes
-    } else if share(short, entries) >= SHORT_SHARE && share(prose, blocks) <= PROSE_SHARE {
+    } else if entries >= MIN_LISTING_ENTRIES
+        && share(short, entries) >= SHORT_SHARE
+        && share(prose, blocks) <= PROSE_SHARE
+    {
         PageKind::Listing
     } else {
         PageKind::Page
@@ -95,13 +100,15 @@ pub fn page_kind(doc: &SourceDoc) -> PageKind {
 /// "version" ("Version 26.10"). One dot alone is too common (prices, sizes) to count.
 fn has_version(text: &str) -> bool {
     let mut after_version_word = false;
-    for raw in text.split(|c: char| {
-        c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | ',' | ';' | ':')
-    }) {
+    for raw in text
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | ',' | ';' | ':'))
+    {
         let word = raw.trim_end_matches(['.', '?', '!']);
         let digits = word.strip_prefix(['v', 'V']).unwrap_or(word);
         let numeric = digits.starts_with(|c: char| c.is_ascii_digit())
-            && digits.chars().all(|c| c.is_ascii_digit() || c == '.' || c == '-')
+            && digits
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
             && !digits.contains("..");
         let separators = digits.matches(['.', '-']).count();
         if numeric && (separators >= 2 || digits.len() < word.len() || after_version_word) {
@@ -181,18 +188,16 @@ mod tests {
 
     #[test]
     fn release_notes_are_many_entries_under_versions_or_citing_changes() {
-        let notes = doc(
-            (0..6)
-                .map(|v| {
-                    (
-                        vec!["Changelog"],
-                        (0..6)
-                            .map(|i| item(&format!("Fix a crash in the parser ({i}) (#{v}{i}42)")))
-                            .collect(),
-                    )
-                })
-                .collect(),
-        );
+        let notes = doc((0..6)
+            .map(|v| {
+                (
+                    vec!["Changelog"],
+                    (0..6)
+                        .map(|i| item(&format!("Fix a crash in the parser ({i}) (#{v}{i}42)")))
+                        .collect(),
+                )
+            })
+            .collect());
         assert_eq!(page_kind(&notes), PageKind::ReleaseNotes);
         let versioned = doc(vec![(
             vec!["Version 26.10.1", "Stable style"],
@@ -204,7 +209,7 @@ mod tests {
     #[test]
     fn listings_are_many_short_entries_and_little_prose() {
         let table = (0..40)
-            .map(|i| format!("kw{i} | [items], [expressions]"))
+            .map(|i| format!("kw{i} | [items]"))
             .collect::<Vec<_>>()
             .join("\n");
         let listing = doc(vec![(
@@ -231,18 +236,25 @@ mod tests {
                 .collect(),
         )]);
         assert_eq!(page_kind(&guide), PageKind::Page);
-        let short = doc(vec![(vec!["v1.2"], (0..10).map(|_| item("Fix (#12)")).collect())]);
+        let short = doc(vec![(
+            vec!["v1.2"],
+            (0..10).map(|_| item("Fix (#12)")).collect(),
+        )]);
         assert_eq!(page_kind(&short), PageKind::Page);
     }
 
     #[test]
     fn questions_about_changes() {
-        assert!(asks_about_changes("In which version was --cache-dir added?"));
+        assert!(asks_about_changes(
+            "In which version was --cache-dir added?"
+        ));
         assert!(asks_about_changes("Does 26.10.1 support Python 3.15?"));
         assert!(!asks_about_changes("Is the Wren 19.90 a kilo lighter?"));
         assert!(asks_about_changes("What changed in the last release?"));
         assert!(!asks_about_changes("How do I exclude a folder?"));
-        assert!(!asks_about_changes("Can I return my bike if I change my mind?"));
+        assert!(!asks_about_changes(
+            "Can I return my bike if I change my mind?"
+        ));
     }
 
     #[test]

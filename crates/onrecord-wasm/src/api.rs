@@ -30,6 +30,8 @@ export interface QuoteDto {
   text: string; fragment: number; start: number; end: number; citation: CitationDto;
   /** UTF-16 offsets into `text` of the question's words. */
   highlights: { start: number; end: number }[];
+  /** For a table row: the table's header row, shown above it. */
+  header: string | null;
 }
 export interface SectionDto { fragment: number; title: string; section: string; url: string; }
 export interface HintDto { label: string; url: string; locator: string; }
@@ -86,6 +88,7 @@ struct QuoteDto {
     end: u32,
     citation: CitationDto,
     highlights: Vec<SpanDto>,
+    header: Option<String>,
 }
 
 /// A range in UTF-16 code units, as JavaScript strings index.
@@ -214,6 +217,7 @@ impl From<Quote> for QuoteDto {
             .collect();
         QuoteDto {
             highlights,
+            header: q.header,
             text: q.text,
             fragment: q.fragment,
             start: q.start,

@@ -5,7 +5,7 @@
 use crate::retrieve::Fusion;
 
 /// How many evidence features the decline model weighs.
-pub const N_FEATURES: usize = 15;
+pub const N_FEATURES: usize = 19;
 
 /// The evidence features, by position in [`Features::values`]; names for reports.
 pub const FEATURE_NAMES: [&str; N_FEATURES] = [
@@ -13,6 +13,8 @@ pub const FEATURE_NAMES: [&str; N_FEATURES] = [
     "support",
     "in_quote",
     "page_coverage",
+    "key_coverage",
+    "key_support",
     "meaning",
     "top_meaning",
     "missing_share",
@@ -21,6 +23,8 @@ pub const FEATURE_NAMES: [&str; N_FEATURES] = [
     "n_terms",
     "lexical_agreement",
     "vector_agreement",
+    "asks_quantity",
+    "quantity_shown",
     "shape",
     "noise_page",
     "rank",

@@ -7,6 +7,7 @@ use super::quote::{Pick, Preference, Wanted, pick, union, weight};
 use super::{Decline, Quote, Section, citation};
 use crate::bm25::{QueryTerm, query_terms};
 use crate::format::{Fragment, Index, RoutingHint};
+use crate::page::asks_about_changes;
 use crate::retrieve::{in_fragment, query_vector, rank_shipped};
 use crate::text::tokens;
 use crate::vector::{QueryModel, similarity};
@@ -106,11 +107,22 @@ pub(super) fn assess(
     // Embedded once: for ranking and for the meaning feature.
     let vector = query_vector(index, model, question);
     res.has_vector = vector.is_some();
+    // With the query model, common English words ("put", "often", "mind") are told from the
+    // words that name the subject; the key shares weigh only the latter.
+    let common: Vec<bool> = terms
+        .iter()
+        .map(|t| {
+            model
+                .filter(|_| res.has_vector)
+                .is_some_and(|m| m.is_common_word(&t.word))
+        })
+        .collect();
+    // Twice the fragments, so that set-aside pages cannot crowd the quotable ones out.
     let ranked = rank_shipped(
         index,
         vector.as_deref(),
         &terms,
-        config.top_k,
+        config.top_k.saturating_mul(2),
         &config.fusion,
     );
     let prefer = Preference {
@@ -118,19 +130,49 @@ pub(super) fn assess(
         shape_weight: config.shape_weight,
     };
     let share = |covered: &[bool]| share_of(&terms, covered);
-    let candidates: Vec<Candidate> = ranked
-        .hits
-        .iter()
-        .filter_map(|hit| {
-            let fragment = index.fragments.get(hit.fragment as usize)?;
-            let opening = opens_section(index, hit.fragment, fragment);
-            Some(Candidate {
-                frag: hit.fragment,
-                fragment,
-                pick: pick(index, fragment, &terms, prefer, opening),
-            })
-        })
-        .collect();
+    // The share of the question's subject words (all words when every one is common).
+    let key_share = |covered: &[bool]| {
+        if common.iter().all(|&c| c) {
+            return share(covered);
+        }
+        let (key, key_covered): (Vec<QueryTerm>, Vec<bool>) = terms
+            .iter()
+            .zip(covered)
+            .zip(&common)
+            .filter(|(_, c)| !**c)
+            .map(|((t, c), _)| (t.clone(), *c))
+            .unzip();
+        share_of(&key, &key_covered)
+    };
+    // Release notes and listings match almost any question and answer almost none: they are
+    // quoted only for questions about versions or changes (and stay among related sections).
+    let changes = asks_about_changes(question);
+    let quotable = |f: &Fragment| {
+        changes
+            || index
+                .docs
+                .get(f.doc as usize)
+                .is_none_or(|d| !d.kind.is_noise())
+    };
+    let mut set_aside: Vec<Candidate> = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for (rank, hit) in ranked.hits.iter().enumerate() {
+        let Some(fragment) = index.fragments.get(hit.fragment as usize) else {
+            continue;
+        };
+        let candidate = |opening| Candidate {
+            frag: hit.fragment,
+            fragment,
+            pick: pick(index, fragment, &terms, prefer, opening),
+        };
+        if !quotable(fragment) {
+            if rank < config.top_k {
+                set_aside.push(candidate(false));
+            }
+        } else if candidates.len() < config.top_k {
+            candidates.push(candidate(opens_section(index, hit.fragment, fragment)));
+        }
+    }
     // Among the first few fragments, quote the one whose quote carries most of the question;
     // the better-ranked one on a tie.
     let mut primary: Option<usize> = None;
@@ -162,9 +204,11 @@ pub(super) fn assess(
             .iter()
             .fold(none.clone(), |acc, c| union(&acc, &f(c)))
     };
-    let support = share(&fold(&|c| c.pick.local.clone()));
+    let local = fold(&|c| c.pick.local.clone());
+    let in_fragments = fold(&|c| fragment_terms(index, &terms, c.frag));
+    let support = share(&local);
     let in_quote = share(&fold(&|c| c.pick.in_quote.clone()));
-    let coverage = share(&fold(&|c| fragment_terms(index, &terms, c.frag)));
+    let coverage = share(&in_fragments);
     let pages: Vec<(u32, u32)> = picked
         .iter()
         .map(|c| page_range(index, c.frag, c.fragment))
@@ -192,7 +236,9 @@ pub(super) fn assess(
     let weight_of = |t: &QueryTerm| if total > 0.0 { t.idf / total } else { 0.0 };
     let mut absent_first: Vec<&QueryTerm> = terms
         .iter()
-        .filter(|t| !t.framing && !in_range(index, t, first_page.0, first_page.1))
+        .zip(&common)
+        .filter(|(t, c)| !t.framing && !**c && !in_range(index, t, first_page.0, first_page.1))
+        .map(|(t, _)| t)
         .collect();
     absent_first.sort_by(|a, b| b.idf.total_cmp(&a.idf));
     let compounds = compounds(question);
@@ -207,11 +253,21 @@ pub(super) fn assess(
         .filter(|t| !t.framing && !t.in_corpus())
         .map(weight_of)
         .sum();
+    let asks_quantity = kind == AskKind::Quantity;
+    let quantity_shown = asks_quantity
+        && picked.iter().any(|c| {
+            c.fragment
+                .text
+                .get(c.pick.start as usize..c.pick.end as usize)
+                .is_some_and(|q| q.chars().any(|ch| ch.is_ascii_digit()))
+        });
     let values: [f32; N_FEATURES] = [
         coverage,
         support,
         in_quote,
         page_coverage,
+        key_share(&in_fragments),
+        key_share(&local),
         meaning.unwrap_or(0.0),
         ranked.semantic.first().map_or(0.0, |h| h.score),
         missing_share,
@@ -220,8 +276,15 @@ pub(super) fn assess(
         terms.len().min(10) as f32 / 10.0,
         f32::from(u8::from(in_top(&ranked.lexical))),
         f32::from(u8::from(in_top(&ranked.semantic))),
+        f32::from(u8::from(asks_quantity)),
+        f32::from(u8::from(quantity_shown)),
         f32::from(u8::from(picked.first().is_some_and(|c| c.pick.shape))),
-        0.0,
+        f32::from(u8::from(picked.first().is_some_and(|c| {
+            index
+                .docs
+                .get(c.fragment.doc as usize)
+                .is_some_and(|d| d.kind.is_noise())
+        }))),
         primary.min(2) as f32 / 2.0,
     ];
     res.features = Features { values };
@@ -239,10 +302,11 @@ pub(super) fn assess(
             terms
                 .iter()
                 .zip(&on_pages)
-                .filter(|(t, on)| {
-                    !t.framing && !**on && (!t.in_corpus() || weight_of(t) >= PARTIAL_SHARE)
+                .zip(&common)
+                .filter(|((t, on), c)| {
+                    !t.framing && !**on && !**c && (!t.in_corpus() || weight_of(t) >= PARTIAL_SHARE)
                 })
-                .map(|(t, _)| t.word.clone()),
+                .map(|((t, _), _)| t.word.clone()),
         )
         .collect();
     res.quotes = picked
@@ -250,7 +314,7 @@ pub(super) fn assess(
         .map(|c| quote(index, c.frag, c.fragment, &c.pick, &terms))
         .collect();
     let mut related: Vec<Section> = Vec::new();
-    for c in &candidates {
+    for c in candidates.iter().chain(&set_aside) {
         if picked.iter().any(|p| p.frag == c.frag) {
             continue;
         }
@@ -435,11 +499,15 @@ fn quote(index: &Index, frag: u32, fragment: &Fragment, pick: &Pick, terms: &[Qu
         .get(fragment.doc as usize)
         .map_or(index.default_lang, |d| d.lang);
     let highlights = Wanted::new(index, lang, terms).highlights(&text);
+    let header = pick
+        .header
+        .and_then(|(s, e)| fragment.text.get(s as usize..e as usize));
     Quote {
         fragment: frag,
         start: pick.start,
         end: pick.end,
         citation: citation(index, fragment, &text),
+        header: header.map(str::to_owned),
         text,
         highlights,
     }

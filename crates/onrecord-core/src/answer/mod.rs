@@ -157,6 +157,8 @@ pub struct Quote {
     pub text: String,
     /// Byte ranges in `text` of the question's words (for highlighting).
     pub highlights: Vec<(u32, u32)>,
+    /// For a table row: its table's header row, shown above it (sliced from the fragment too).
+    pub header: Option<String>,
     /// Where the quote comes from.
     pub citation: Citation,
 }

@@ -27,6 +27,8 @@ pub(crate) struct Pick {
     pub(crate) in_quote: Covered,
     /// Whether the quoted sentence has the shape the question asks for.
     pub(crate) shape: bool,
+    /// For a table row: the byte range of its header row in the fragment text.
+    pub(crate) header: Option<(u32, u32)>,
 }
 
 /// What the quote picker weighs besides the question's words.
@@ -111,8 +113,23 @@ pub(crate) fn pick(
             .and_then(|&(s, e)| fragment.text.get(s as usize..e as usize))
             .unwrap_or("")
     };
-    let per_sentence: Vec<Covered> = (0..fragment.sentences.len())
+    // A table row is read with its header row: "EUR 19" answers "price" under "Price".
+    let header_of = |i: usize| -> Option<usize> {
+        fragment
+            .table_rows
+            .iter()
+            .find(|&&(row, _)| row as usize == i)
+            .map(|&(_, header)| header as usize)
+    };
+    let is_header = |i: usize| fragment.table_rows.iter().any(|&(_, h)| h as usize == i);
+    let own_covered: Vec<Covered> = (0..fragment.sentences.len())
         .map(|i| wanted.covered(sentence(i)))
+        .collect();
+    let per_sentence: Vec<Covered> = (0..fragment.sentences.len())
+        .map(|i| match header_of(i).and_then(|h| own_covered.get(h)) {
+            Some(header) => union(&own_covered[i], header),
+            None => own_covered[i].clone(),
+        })
         .collect();
     let total: f32 = terms.iter().map(|t| t.idf).sum();
     let n_units = fragment.sentences.len();
@@ -125,6 +142,10 @@ pub(crate) fn pick(
     let mut best = 0;
     let mut best_score = 0.0;
     for (i, covered) in per_sentence.iter().enumerate() {
+        // A header row is context for its rows, not an answer of its own.
+        if is_header(i) {
+            continue;
+        }
         let w = weight(terms, covered);
         // The shape counts only for a sentence that carries some of the question.
         let bonus = if w > 0.0 && shaped.get(i) == Some(&true) {
@@ -146,7 +167,10 @@ pub(crate) fn pick(
     let text = sentence(best);
     let prev = best.checked_sub(1).map(sentence);
     let next = (best + 1 < fragment.sentences.len()).then(|| sentence(best + 1));
-    if prev.is_some_and(|p| refers_back(text, lang) || p.trim_end().ends_with(':')) {
+    let header = header_of(best);
+    if header.is_some() {
+        // A row stands alone under its header.
+    } else if prev.is_some_and(|p| refers_back(text, lang) || p.trim_end().ends_with(':')) {
         first = best - 1;
     } else if next.is_some() && text.trim_end().ends_with(':') {
         last = best + 1;
@@ -187,6 +211,7 @@ pub(crate) fn pick(
         local: union(&in_quote, &context),
         in_quote,
         shape: shaped.get(best) == Some(&true),
+        header: header.and_then(|h| fragment.sentences.get(h).copied()),
     }
 }
 
