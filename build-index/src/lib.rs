@@ -220,7 +220,7 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
                 .set_aside
                 .push((page.path.clone(), kind, page.kind.is_some()));
         }
-        builder.add_page(&page.doc, &drafts, Some(kind));
+        builder.add_page(&page.doc, &drafts, kind);
         report.pages_indexed += 1;
     }
     for note in notes {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::chunk::{FragmentDraft, SourceDoc};
 use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
-use crate::page::{PageKind, page_kind};
+use crate::page::PageKind;
 use crate::text::{Analyzer, Lang, is_framing, is_stopword, tokens};
 
 /// BM25 parameters.
@@ -96,20 +96,16 @@ impl IndexBuilder {
         self.hints.push(hint);
     }
 
-    /// Adds a document and its fragments (from [`crate::chunk`]), its kind told from its
-    /// structure. Add documents in a stable order.
+    /// Adds a document and its fragments (from [`crate::chunk`]) as an ordinary page. Add
+    /// documents in a stable order.
     pub fn add(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft]) {
-        self.add_page(doc, drafts, None);
+        self.add_page(doc, drafts, PageKind::Page);
     }
 
-    /// Adds a document whose kind the site owner may have declared (frontmatter `kind:`);
-    /// otherwise its kind is told from its structure.
-    pub fn add_page(
-        &mut self,
-        doc: &SourceDoc,
-        drafts: &[FragmentDraft],
-        declared: Option<PageKind>,
-    ) {
+    /// Adds a document of a given kind: what the site owner declared, or what
+    /// [`crate::page_kind`] tells from its structure (the build tool does; the visitors' own
+    /// files are all ordinary pages, which keeps the detection out of the browser).
+    pub fn add_page(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft], kind: PageKind) {
         let doc_idx = self.docs.len() as u32;
         let analyzer = Analyzer::new(doc.lang, self.settings.stemming);
         for (position, draft) in drafts.iter().enumerate() {
@@ -176,7 +172,7 @@ impl IndexBuilder {
             lang: doc.lang,
             n_fragments: drafts.len() as u32,
             themes: doc.themes.clone(),
-            kind: declared.unwrap_or_else(|| page_kind(doc)),
+            kind,
         });
     }
 

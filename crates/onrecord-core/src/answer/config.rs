@@ -56,16 +56,32 @@ pub struct DeclineModel {
 }
 
 impl DeclineModel {
-    /// The probability that quoting is right, given the evidence.
-    pub fn probability(&self, features: &Features) -> f32 {
-        let z = self.bias
+    /// The log-odds that quoting is right, given the evidence.
+    pub fn score(&self, features: &Features) -> f32 {
+        self.bias
             + self
                 .weights
                 .iter()
                 .zip(&features.values)
                 .map(|(w, x)| w * x)
-                .sum::<f32>();
-        1.0 / (1.0 + (-z).exp())
+                .sum::<f32>()
+    }
+
+    /// The probability that quoting is right, given the evidence.
+    pub fn probability(&self, features: &Features) -> f32 {
+        1.0 / (1.0 + (-self.score(features)).exp())
+    }
+
+    /// Whether a probability `p` reaches `cut` (compared in log-odds, so the browser needs no
+    /// exponential: the answer depends only on which side of the cut points a score falls).
+    pub fn reaches(&self, features: &Features, cut: f32) -> bool {
+        if cut <= 0.0 {
+            return true;
+        }
+        if cut >= 1.0 {
+            return false;
+        }
+        self.score(features) >= (cut / (1.0 - cut)).ln()
     }
 
     /// Each feature's push on the decision relative to a typical right answer (negative:

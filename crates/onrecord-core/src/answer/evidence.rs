@@ -240,7 +240,14 @@ pub(super) fn assess(
         .filter(|(t, c)| !t.framing && !**c && !in_range(index, t, first_page.0, first_page.1))
         .map(|(t, _)| t)
         .collect();
-    absent_first.sort_by(|a, b| b.idf.total_cmp(&a.idf));
+    // Heaviest first (an insertion sort: a handful of words, and no sort code in the wasm).
+    for i in 1..absent_first.len() {
+        let mut j = i;
+        while j > 0 && absent_first[j - 1].idf < absent_first[j].idf {
+            absent_first.swap(j - 1, j);
+            j -= 1;
+        }
+    }
     let compounds = compounds(question);
     let page_texts: Vec<String> = pages.iter().map(|&(s, e)| page_text(index, s, e)).collect();
     let compounds_missing: Vec<String> = compounds

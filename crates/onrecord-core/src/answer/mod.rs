@@ -242,8 +242,7 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
     } else {
         &config.lexical
     };
-    let p = model.probability(&features);
-    if p < model.threshold || quotes.is_empty() {
+    if !model.reaches(&features, model.threshold) || quotes.is_empty() {
         return declined(reason(
             model,
             &features,
@@ -254,9 +253,9 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
             meaning,
         ));
     }
-    let confidence = if p >= model.high {
+    let confidence = if model.reaches(&features, model.high) {
         Confidence::High
-    } else if p >= model.medium {
+    } else if model.reaches(&features, model.medium) {
         Confidence::Medium
     } else {
         Confidence::Low
