@@ -95,7 +95,7 @@ fn run() -> Result<()> {
     // Throughput of reading, indexing and writing; embedding is timed on its own line above.
     let without_embedding = secs - built.report.embedding_secs.unwrap_or(0.0);
     println!(
-        "wrote {} in {:.0} ms ({:.1} MB/s of markdown, embedding aside)",
+        "wrote {} in {:.0} ms ({:.1} MB/s of input, embedding aside)",
         path.display(),
         secs * 1000.0,
         built.report.input_bytes as f64 / 1e6 / without_embedding.max(1e-9)
