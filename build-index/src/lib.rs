@@ -157,11 +157,12 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         .count();
     if ignored > 0 {
         report.warnings.push(format!(
-            "{ignored} {} ignored: this folder is read as {}",
+            "{ignored} {} file{} ignored: this folder is read as {}",
             match input {
-                Input::Html => "markdown files",
-                Input::Markdown => ".html files",
+                Input::Html => "markdown",
+                Input::Markdown => ".html",
             },
+            if ignored == 1 { "" } else { "s" },
             match input {
                 Input::Html => "a built HTML site",
                 Input::Markdown => "markdown",
