@@ -9,6 +9,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use build_index::{Build, Options, build};
+use onrecord_core::{Lang, Reader};
+use onrecord_sources::{HtmlReader, MarkdownReader, is_html, is_markdown};
 
 fn normalize(s: &str) -> String {
     // Typography folded back to what authors type (mdBook and Sphinx render it), as the eval
@@ -28,6 +30,42 @@ fn normalize(s: &str) -> String {
         })
         .collect();
     folded.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Milliseconds the reader alone takes over every page of `dir` (files already in memory).
+fn read_all(dir: &Path) -> f64 {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).expect("folder") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(dir, &mut paths);
+    let files: Vec<(String, String)> = paths
+        .iter()
+        .filter_map(|p| {
+            let rel = p.strip_prefix(dir).ok()?.to_string_lossy().into_owned();
+            (is_html(&rel) || is_markdown(&rel))
+                .then(|| Some((rel, std::fs::read_to_string(p).ok()?)))?
+        })
+        .collect();
+    let never = |_: Option<&str>, _: &[u8]| false;
+    let markdown = MarkdownReader::new(dir, Lang::English, &never);
+    let html = HtmlReader {
+        default_lang: Lang::English,
+        body_marked: false,
+    };
+    let t = Instant::now();
+    for (rel, text) in &files {
+        let reader: &dyn Reader = if is_html(rel) { &html } else { &markdown };
+        let _ = reader.read(rel, text);
+    }
+    t.elapsed().as_secs_f64() * 1000.0
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -91,12 +129,13 @@ fn main() {
     );
     let options = Options::standard();
     println!(
-        "| corpus | input | pages | fragments | build, median of {runs} (ms) | fragments found in the other build | sentences found |"
+        "| corpus | input | pages | fragments | build, median of {runs} (ms) | reading pages alone (ms) | fragments found in the other build | sentences found |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
     for pair in args.chunks(2) {
         let (md_dir, html_dir) = (Path::new(&pair[0]), Path::new(&pair[1]));
         let (mut md_ms, mut html_ms) = (Vec::new(), Vec::new());
+        let (mut md_read, mut html_read) = (Vec::new(), Vec::new());
         let (mut md, mut html) = (None, None);
         for _ in 0..runs {
             let t = Instant::now();
@@ -105,6 +144,8 @@ fn main() {
             let t = Instant::now();
             html = Some(build(html_dir, &options).expect("HTML build"));
             html_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+            md_read.push(read_all(md_dir));
+            html_read.push(read_all(html_dir));
         }
         let (md, html) = (md.expect("ran"), html.expect("ran"));
         let (md_in_html, md_sentences) = agreement(&md, &html);
@@ -112,15 +153,23 @@ fn main() {
         let name = md_dir
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        for (input, b, ms, whole, sentences) in [
-            ("markdown", &md, &md_ms, md_in_html, md_sentences),
-            ("HTML", &html, &html_ms, html_in_md, html_sentences),
+        for (input, b, ms, read, whole, sentences) in [
+            ("markdown", &md, &md_ms, &md_read, md_in_html, md_sentences),
+            (
+                "HTML",
+                &html,
+                &html_ms,
+                &html_read,
+                html_in_md,
+                html_sentences,
+            ),
         ] {
             println!(
-                "| {name} | {input} | {} | {} | {:.0} | {:.1}% | {:.1}% |",
+                "| {name} | {input} | {} | {} | {:.0} | {:.0} | {:.1}% | {:.1}% |",
                 b.report.pages_indexed,
                 b.report.fragments,
                 median(ms.clone()),
+                median(read.clone()),
                 whole * 100.0,
                 sentences * 100.0
             );
