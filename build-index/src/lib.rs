@@ -179,7 +179,7 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         Input::Html => &html_reader,
     };
     let mut hasher = Sha256::new();
-    hasher.update(b"onrecord-corpus-v2\0");
+    hasher.update(b"onrecord-corpus-v1\0");
     hasher.update(format!(
         "{}\0{}\0{}\0{}\0",
         options.default_lang.tag(),
