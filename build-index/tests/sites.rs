@@ -12,6 +12,7 @@ mod support;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use build_index::{Build, Input, Options, build};
 use scraper::{ElementRef, Html, Node, Selector};
@@ -70,11 +71,22 @@ fn chrome_texts(html: &Html, content: &Selector) -> Vec<String> {
     out
 }
 
-fn built(name: &str) -> (PathBuf, Build) {
-    let root = site(name);
-    let built = build(&root, &Options::standard()).unwrap_or_else(|e| panic!("{name}: {e:#}"));
-    assert_eq!(built.report.input, Input::Html, "{name}");
-    (root, built)
+/// Each site built once for all the tests.
+fn built(name: &str) -> (PathBuf, &'static Build) {
+    static BUILT: OnceLock<Vec<(&'static str, Build)>> = OnceLock::new();
+    let all = BUILT.get_or_init(|| {
+        SITES
+            .iter()
+            .map(|&(name, _)| {
+                let built = build(&site(name), &Options::standard())
+                    .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+                assert_eq!(built.report.input, Input::Html, "{name}");
+                (name, built)
+            })
+            .collect()
+    });
+    let built = all.iter().find(|(n, _)| *n == name).map(|(_, b)| b);
+    (site(name), built.unwrap())
 }
 
 #[test]
