@@ -1,4 +1,4 @@
-//! The `build-index` command: `build-index <corpus dir> --out <dir>`.
+//! The `build-index` command: `build-index <corpus or site dir> --out <dir>`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,11 +10,12 @@ use onrecord_core::Lang;
 
 const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--site-name NAME] [--lang TAG] [--fragment-chars N]
 
-Reads the markdown pages under <corpus dir> and writes <dir>/index.onr.
+Reads the pages under <corpus dir> — markdown, or the .html pages a generator built (a folder
+with more .html pages than markdown pages is read as a built site) — and writes <dir>/index.onr.
   --private-dir NAME    folder of private notes, never indexed (default: private)
   --site-name NAME      a name of the site or its author, which questions use to mean
                         \"these pages\" (repeatable)
-  --lang TAG            language of pages without a `lang` field (default: en)
+  --lang TAG            language of pages without a `lang` field or `<html lang>` (default: en)
   --fragment-chars N    fragment size in characters (default: 800)
   --teacher DIR         the embedding transformer (all-MiniLM-L6-v2 files) for fragment vectors
   --model-dir DIR       folder with query-model.onq and doc-projection.bin (with --teacher);
@@ -95,7 +96,7 @@ fn run() -> Result<()> {
     // Throughput of reading, indexing and writing; embedding is timed on its own line above.
     let without_embedding = secs - built.report.embedding_secs.unwrap_or(0.0);
     println!(
-        "wrote {} in {:.0} ms ({:.1} MB/s of markdown, embedding aside)",
+        "wrote {} in {:.0} ms ({:.1} MB/s of input, embedding aside)",
         path.display(),
         secs * 1000.0,
         built.report.input_bytes as f64 / 1e6 / without_embedding.max(1e-9)

@@ -504,8 +504,12 @@ pub fn run(
 ) -> Result<CrossResult> {
     let mut corpora = Vec::new();
     for entry in entries {
-        let questions = questions::load(&entry.questions)?;
-        let problems = questions::check(&questions, &entry.corpus);
+        let mut questions = questions::load(&entry.questions)?;
+        // On a built site, the question file's markdown sources are read as the built pages.
+        if build_index::corpus_input(&entry.corpus, options)? == build_index::Input::Html {
+            questions::on_built_site(&mut questions);
+        }
+        let problems = questions::check(&questions, &entry.corpus, options);
         if !problems.is_empty() {
             bail!(
                 "{}: {} problem(s), first: {}",

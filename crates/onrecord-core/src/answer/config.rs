@@ -5,7 +5,7 @@
 use crate::retrieve::Fusion;
 
 /// How many evidence features the decline model weighs.
-pub const N_FEATURES: usize = 19;
+pub const N_FEATURES: usize = 22;
 
 /// The evidence features, by position in [`Features::values`]; names for reports.
 pub const FEATURE_NAMES: [&str; N_FEATURES] = [
@@ -28,6 +28,9 @@ pub const FEATURE_NAMES: [&str; N_FEATURES] = [
     "shape",
     "noise_page",
     "rank",
+    "quote_meaning",
+    "bigram_share",
+    "rarest_in_quote",
 ];
 
 /// What the evidence for one question looks like, each value a number from 0 to about 1.

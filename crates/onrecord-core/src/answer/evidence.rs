@@ -9,7 +9,7 @@ use crate::bm25::{QueryTerm, query_terms};
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::page::asks_about_changes;
 use crate::retrieve::{in_fragment, query_vector, rank_shipped};
-use crate::text::tokens;
+use crate::text::{Analyzer, Lang, is_stopword, tokens};
 use crate::vector::{QueryModel, similarity};
 
 /// How many of the best-ranked fragments compete to give the first quote.
@@ -268,6 +268,57 @@ pub(super) fn assess(
                 .get(c.pick.start as usize..c.pick.end as usize)
                 .is_some_and(|q| q.chars().any(|ch| ch.is_ascii_digit()))
         });
+    // The quoted text as a reader sees it: the sentences, their headings and page title.
+    let quoted: Vec<&str> = picked
+        .iter()
+        .filter_map(|c| {
+            c.fragment
+                .text
+                .get(c.pick.start as usize..c.pick.end as usize)
+        })
+        .collect();
+    // Sentence-level meaning: the static embeddings of the question and of the quote (the
+    // fragment vectors speak for the whole fragment, not the sentence quoted).
+    let quote_meaning = match (model.filter(|_| res.has_vector), vector.as_deref()) {
+        (Some(m), Some(q)) => m
+            .embed(&quoted.join(" "))
+            .map_or(0.0, |v| v.iter().zip(q).map(|(a, b)| a * b).sum::<f32>()),
+        _ => 0.0,
+    };
+    let context: String = picked
+        .first()
+        .map(|c| {
+            let title = index
+                .docs
+                .get(c.fragment.doc as usize)
+                .map_or("", |d| d.title.as_str());
+            format!("{title}. {}", c.fragment.heading_path.join(". "))
+        })
+        .unwrap_or_default();
+    let lang = picked
+        .first()
+        .and_then(|c| index.docs.get(c.fragment.doc as usize))
+        .map_or(index.default_lang, |d| d.lang);
+    let analyzer = Analyzer::new(lang, index.settings.stemming);
+    let question_pairs = pairs(question, &analyzer, lang);
+    let quote_pairs = pairs(&format!("{context}. {}", quoted.join(" ")), &analyzer, lang);
+    let bigram_share = if question_pairs.is_empty() {
+        0.0
+    } else {
+        question_pairs
+            .iter()
+            .filter(|p| quote_pairs.contains(p))
+            .count() as f32
+            / question_pairs.len() as f32
+    };
+    // The question's rarest subject word: is it in the quote or beside it?
+    let rarest = terms
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.framing && t.in_corpus())
+        .max_by(|a, b| a.1.idf.total_cmp(&b.1.idf))
+        .map(|(i, _)| i);
+    let rarest_in_quote = rarest.is_some_and(|i| local.get(i) == Some(&true));
     let values: [f32; N_FEATURES] = [
         coverage,
         support,
@@ -293,6 +344,9 @@ pub(super) fn assess(
                 .is_some_and(|d| d.kind.is_noise())
         }))),
         primary.min(2) as f32 / 2.0,
+        quote_meaning,
+        bigram_share,
+        f32::from(u8::from(rarest_in_quote)),
     ];
     res.features = Features { values };
     res.coverage = coverage;
@@ -384,6 +438,19 @@ fn compound(
         chosen.push(i);
     }
     chosen
+}
+
+/// Adjacent content-word pairs of `text`, stemmed ("default line", "line length"): a phrase
+/// of the question found as written is stronger evidence than its words scattered.
+fn pairs(text: &str, analyzer: &Analyzer, lang: Lang) -> Vec<(String, String)> {
+    let words: Vec<String> = tokens(text)
+        .filter(|(_, w)| !is_stopword(w, lang))
+        .map(|(_, w)| analyzer.term(&w).into_owned())
+        .collect();
+    words
+        .windows(2)
+        .map(|w| (w[0].clone(), w[1].clone()))
+        .collect()
 }
 
 /// Whether the question joins several asks ("price, fee and weight"; "A oder B"): only then

@@ -12,12 +12,18 @@ pub(crate) const HYBRID: DeclineModel = DeclineModel {
     weights: [
         4.0, 4.0, 1.0, 1.0, 0.0, 0.0, 4.0, 0.0, -4.0, -2.0, -1.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.0,
         -1.0, -0.5,
+        0.0,
+        0.0,
+        0.0,
     ],
     threshold: 0.5,
     high: 0.9,
     medium: 0.7,
     reference: [
         0.9, 0.9, 0.8, 0.95, 0.0, 0.0, 0.6, 0.65, 0.0, 0.0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.0, 0.5, 0.0,
+        0.0,
+        0.0,
+        0.0,
         0.0,
     ],
 };
@@ -45,6 +51,9 @@ pub(crate) const LEXICAL: DeclineModel = DeclineModel {
         -0.3037749,
         0.0,
         -0.51395774,
+        0.0,
+        0.0,
+        0.0,
     ],
     threshold: 0.6,
     high: 0.675,
@@ -69,6 +78,9 @@ pub(crate) const LEXICAL: DeclineModel = DeclineModel {
         0.1904762,
         0.0,
         0.077380955,
+        0.0,
+        0.0,
+        0.0,
     ],
 };
 
