@@ -23,7 +23,10 @@ use onrecord_sources::{
 };
 use sha2::{Digest, Sha256};
 
-pub use crate::embed::{Embedder, ModelFiles};
+pub use crate::embed::{
+    CandleBert, DEFAULT_CACHE_DIR, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS, ModelFiles,
+    Teacher,
+};
 pub use crate::scale::{BENCH_QUESTIONS, replicated_index};
 pub use onrecord_sources::{html_url_for, slug, url_for};
 
@@ -81,8 +84,8 @@ pub struct Report {
     pub index_bytes: usize,
     /// Serialized size of each part of the payload.
     pub bytes_by_part: Vec<(&'static str, usize)>,
-    /// Seconds spent embedding fragments (when built with vectors).
-    pub embedding_secs: Option<f64>,
+    /// What embedding the fragments did (when built with vectors).
+    pub embedding: Option<EmbedStats>,
     /// Pages set aside from quoted answers (release notes, listings), with their kind and
     /// whether the site owner declared it.
     pub set_aside: Vec<(String, PageKind, bool)>,
@@ -309,24 +312,14 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     }
     let mut index = builder.finish();
     if let Some(embedder) = embedder {
-        let started = std::time::Instant::now();
-        let texts: Vec<String> = index
-            .fragments
-            .iter()
-            .map(|f| {
-                let title = index
-                    .docs
-                    .get(f.doc as usize)
-                    .map_or("", |d| d.title.as_str());
-                format!("{title}. {}. {}", f.heading_path.join(". "), f.text)
-            })
-            .collect();
+        let (embedded, stats) = embedder.embed_fragments(&embedding_texts(&index))?;
         let mut vectors = VectorIndex::new(embedder.query_model_checksum, embedder.dims as u32);
-        for v in embedder.embed(&texts)? {
+        for v in embedded {
             vectors.push(&v);
         }
         index.vectors = Some(vectors);
-        report.embedding_secs = Some(started.elapsed().as_secs_f64());
+        report.warnings.extend(stats.warnings.iter().cloned());
+        report.embedding = Some(stats);
     }
     let corpus_hash: [u8; 32] = hasher.finalize().into();
     let bytes = index
@@ -396,6 +389,21 @@ fn drop_duplicates(pages: &mut Vec<Page>, report: &mut Report) {
         i += 1;
         !dropped[i - 1]
     });
+}
+
+/// The text the teacher embeds for each fragment: "title. headings. text".
+pub fn embedding_texts(index: &Index) -> Vec<String> {
+    index
+        .fragments
+        .iter()
+        .map(|f| {
+            let title = index
+                .docs
+                .get(f.doc as usize)
+                .map_or("", |d| d.title.as_str());
+            format!("{title}. {}. {}", f.heading_path.join(". "), f.text)
+        })
+        .collect()
 }
 
 /// Writes `bytes` to `out_dir/index.onr` through a temporary file, so a failed or interrupted
@@ -661,12 +669,37 @@ impl fmt::Display for Report {
             let each = per_fragment(bytes);
             writeln!(f, "  {part:<38} {bytes:>9} bytes  {each:>7.1} per fragment")?;
         }
-        match self.embedding_secs {
-            Some(secs) => writeln!(
-                f,
-                "embedding         {} fragments in {secs:.1} s",
-                self.fragments
-            )?,
+        match &self.embedding {
+            Some(e) => {
+                writeln!(
+                    f,
+                    "embedding         {} fragments in {:.1} s ({:.1} fragments/s): {} from the cache, {} embedded",
+                    e.fragments,
+                    e.total_secs,
+                    e.fragments as f64 / e.total_secs.max(1e-9),
+                    e.cache_hits,
+                    e.embedded,
+                )?;
+                if e.embedded > 0 {
+                    writeln!(
+                        f,
+                        "  teacher                                {:.1} fragments/s on {} threads",
+                        e.embedded as f64 / e.teacher_secs.max(1e-9),
+                        e.threads
+                    )?;
+                }
+                match &e.cache_dir {
+                    Some(dir) => writeln!(
+                        f,
+                        "  cache                                  {}",
+                        dir.display()
+                    )?,
+                    None => writeln!(
+                        f,
+                        "  cache                                  none (in memory only)"
+                    )?,
+                }
+            }
             None => writeln!(
                 f,
                 "embedding         none (no --teacher/--model-dir): lexical retrieval only"
