@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use build_index::{Build, Embedder, Options, build_with};
 use onrecord_core::{
-    AnswerConfig, AskKind, DeclineModel, FEATURE_NAMES, Fusion, N_FEATURES, QueryModel, assess,
-    retrieve_fused,
+    AnswerConfig, AskKind, DeclineModel, FEATURE_NAMES, Fusion, N_FEATURES, N_RANK_FEATURES,
+    QueryModel, RANK_FEATURE_NAMES, Reranker, assess, retrieve_fused,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -188,6 +188,59 @@ fn would_hit(
     hits as f64 / answerable.len().max(1) as f64
 }
 
+/// The reranker fit on the `train` corpora's dev questions: each candidate fragment is
+/// labelled by whether it holds the evidence; within a question the relevant and the other
+/// candidates weigh the same, and every corpus weighs the same.
+fn fit_reranker(
+    corpora: &[Corpus],
+    train: &[usize],
+    model: Option<&QueryModel>,
+    config: &AnswerConfig,
+) -> Reranker {
+    let (mut xs, mut ys, mut ws) = (Vec::new(), Vec::new(), Vec::new());
+    for &c in train {
+        let corpus = &corpora[c];
+        let mut per_question = Vec::new();
+        for q in corpus.split(Split::Dev).iter().filter(|q| q.answerable()) {
+            let a = assess(&corpus.built.index, model, &q.question, config);
+            let labelled: Vec<(Vec<f32>, bool)> = a
+                .candidate_features
+                .iter()
+                .map(|(frag, f)| {
+                    (
+                        f.values.to_vec(),
+                        is_relevant(&corpus.built.index, q, *frag),
+                    )
+                })
+                .collect();
+            let n_pos = labelled.iter().filter(|(_, y)| *y).count();
+            if n_pos > 0 && n_pos < labelled.len() {
+                per_question.push((labelled, n_pos));
+            }
+        }
+        let n_q = per_question.len().max(1) as f64;
+        for (labelled, n_pos) in per_question {
+            let n_neg = labelled.len() - n_pos;
+            for (x, y) in labelled {
+                let w = if y {
+                    0.5 / n_pos as f64
+                } else {
+                    0.5 / n_neg as f64
+                };
+                xs.push(x);
+                ys.push(y);
+                ws.push(w / n_q);
+            }
+        }
+    }
+    let (_, w) = fit::weighted_logistic(&xs, &ys, &ws);
+    let mut weights = [0f32; N_RANK_FEATURES];
+    for (slot, v) in weights.iter_mut().zip(w) {
+        *slot = v;
+    }
+    Reranker { weights }
+}
+
 /// The hand-set floors the decline model replaced: answer when the meaning floor is met, or
 /// when both the coverage and the support floors are.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -248,13 +301,8 @@ struct Scored {
 fn score(c: &Corpus, model: Option<&QueryModel>, qs: &[&Question], chosen: &Chosen) -> Scored {
     let index = &c.built.index;
     let config = &chosen.config;
-    // The shipped method (hybrid + rerank) with this configuration's fusion knobs.
-    let rank = |q: &str| -> Vec<u32> {
-        retrieve_fused(index, model, q, DEPTH, &config.fusion)
-            .iter()
-            .map(|h| h.fragment)
-            .collect()
-    };
+    // What the answerer weighs, in its order: fused, set-aside pages left out, reranked.
+    let rank = |q: &str| -> Vec<u32> { assess(index, model, q, config).ranked };
     let by_type = Kind::ALL
         .into_iter()
         .filter(|k| *k != Kind::Unanswerable)
@@ -284,6 +332,8 @@ fn knobs_json(config: &AnswerConfig, with_vectors: bool) -> Value {
         "rerank_weight": config.fusion.rerank_weight,
         "rrf_c": config.fusion.rrf_c,
         "shape_weight": config.shape_weight,
+        "reranker": RANK_FEATURE_NAMES.iter().zip(config.reranker.weights)
+            .map(|(n, w)| ((*n).to_owned(), json!(w))).collect::<serde_json::Map<String, Value>>(),
         "decline": model_json(model),
     })
 }
@@ -574,9 +624,13 @@ pub fn run(
         });
         (r.mrr, r.recall_5)
     });
+    // Before the reranker is fit, candidates keep the fused order.
     let base = |fusion: Fusion, shape_weight: f32| AnswerConfig {
         fusion,
         shape_weight,
+        reranker: Reranker {
+            weights: [0.0; N_RANK_FEATURES],
+        },
         ..AnswerConfig::DEFAULT
     };
     // Stage 2: the quote-shape weight by dev quote hit, with the fold's fusion.
@@ -612,7 +666,10 @@ pub fn run(
     let choose_config = |fold: usize, train: &[usize]| -> Chosen {
         let fusion = fusions[choose(&fusion_scores, train)];
         let shape_weight = SHAPE_GRID[choose(&shape_scores[fold], train)];
-        let config = base(fusion, shape_weight);
+        let config = AnswerConfig {
+            reranker: fit_reranker(&corpora, train, model, &base(fusion, shape_weight)),
+            ..base(fusion, shape_weight)
+        };
         let fit_rows = |m: Option<&QueryModel>| -> Vec<Row> {
             std::thread::scope(|s| {
                 let handles: Vec<_> = train
@@ -889,7 +946,7 @@ fn shipped_rs(config: &AnswerConfig, vectors: bool) -> String {
         )
     };
     format!(
-        "//! The shipped decline models, quote-shape weight and fusion knobs, as `eval --cross\n//! eval/corpora.json --write-shipped` fits them on the dev halves of every question set (this\n//! file is written by it{}). The cross-corpus table in `eval/results/cross-corpus.md` shows\n//! what the same procedure gives on each corpus when that corpus is left out of the fit.\n\nuse super::config::DeclineModel;\nuse crate::retrieve::Fusion;\n\n/// Fit with vectors (the query model loaded).\npub(crate) const HYBRID: DeclineModel = {};\n\n/// Fit without vectors (lexical answers, before the query model arrives).\npub(crate) const LEXICAL: DeclineModel = {};\n\n/// How much the shape of a sentence counts when choosing what to quote.\npub(crate) const SHAPE_WEIGHT: f32 = {:?};\n\n/// The fusion knobs of hybrid + rerank.\npub(crate) const FUSION: Fusion = Fusion {{\n    vector_weight: {:?},\n    rerank_weight: {:?},\n    rrf_c: {:?},\n}};\n",
+        "//! The shipped decline models, quote-shape weight and fusion knobs, as `eval --cross\n//! eval/corpora.json --write-shipped` fits them on the dev halves of every question set (this\n//! file is written by it{}). The cross-corpus table in `eval/results/cross-corpus.md` shows\n//! what the same procedure gives on each corpus when that corpus is left out of the fit.\n\nuse super::config::{{DeclineModel, Reranker}};\nuse crate::retrieve::Fusion;\n\n/// Fit with vectors (the query model loaded).\npub(crate) const HYBRID: DeclineModel = {};\n\n/// Fit without vectors (lexical answers, before the query model arrives).\npub(crate) const LEXICAL: DeclineModel = {};\n\n/// How much the shape of a sentence counts when choosing what to quote.\npub(crate) const SHAPE_WEIGHT: f32 = {:?};\n\n/// The reranker of the fused candidates.\npub(crate) const RERANKER: Reranker = Reranker {{\n    weights: [\n{}    ],\n}};\n\n/// The fusion knobs of hybrid + rerank.\npub(crate) const FUSION: Fusion = Fusion {{\n    vector_weight: {:?},\n    rerank_weight: {:?},\n    rrf_c: {:?},\n}};\n",
         if vectors {
             ""
         } else {
@@ -898,6 +955,13 @@ fn shipped_rs(config: &AnswerConfig, vectors: bool) -> String {
         model(&config.hybrid),
         model(&config.lexical),
         config.shape_weight,
+        config
+            .reranker
+            .weights
+            .iter()
+            .zip(RANK_FEATURE_NAMES)
+            .map(|(x, name)| format!("        {x:?}, // {name}\n"))
+            .collect::<String>(),
         config.fusion.vector_weight,
         config.fusion.rerank_weight,
         config.fusion.rrf_c,

@@ -37,34 +37,51 @@ pub fn logistic(rows: &[Row]) -> (f32, [f32; N_FEATURES]) {
     for r in &rows {
         counts[r.corpus][usize::from(r.answerable)] += 1;
     }
-    let weight = |r: &Row| 1.0 / counts[r.corpus][usize::from(r.answerable)].max(1) as f64;
-    // Standardise (features with no spread keep weight 0).
-    let d = N_FEATURES;
-    let mut mean = [0f64; N_FEATURES];
-    let mut sd = [0f64; N_FEATURES];
-    for r in &rows {
+    let xs: Vec<Vec<f32>> = rows.iter().map(|r| r.x.to_vec()).collect();
+    let ys: Vec<bool> = rows.iter().map(|r| r.grounded).collect();
+    let ws: Vec<f64> = rows
+        .iter()
+        .map(|r| 1.0 / counts[r.corpus][usize::from(r.answerable)].max(1) as f64)
+        .collect();
+    let (bias, w) = weighted_logistic(&xs, &ys, &ws);
+    let mut weights = [0f32; N_FEATURES];
+    for (slot, v) in weights.iter_mut().zip(w) {
+        *slot = v;
+    }
+    (bias, weights)
+}
+
+/// A weighted, L2-regularised logistic regression (Newton's method on standardised
+/// features; features with no spread keep weight 0). Returns (bias, weights) on the raw
+/// features.
+pub fn weighted_logistic(xs: &[Vec<f32>], ys: &[bool], ws: &[f64]) -> (f32, Vec<f32>) {
+    let d = xs.first().map_or(0, Vec::len);
+    if xs.is_empty() || d == 0 {
+        return (0.0, vec![0.0; d]);
+    }
+    let n = xs.len() as f64;
+    let mut mean = vec![0f64; d];
+    let mut sd = vec![0f64; d];
+    for x in xs {
         for j in 0..d {
-            mean[j] += f64::from(r.x[j]);
+            mean[j] += f64::from(x[j]) / n;
         }
     }
-    for m in &mut mean {
-        *m /= rows.len() as f64;
-    }
-    for r in &rows {
+    for x in xs {
         for j in 0..d {
-            sd[j] += (f64::from(r.x[j]) - mean[j]).powi(2);
+            sd[j] += (f64::from(x[j]) - mean[j]).powi(2) / n;
         }
     }
     for s in &mut sd {
-        *s = (*s / rows.len() as f64).sqrt();
+        *s = s.sqrt();
     }
-    let z: Vec<Vec<f64>> = rows
+    let z: Vec<Vec<f64>> = xs
         .iter()
-        .map(|r| {
+        .map(|x| {
             let mut v = vec![1.0];
             v.extend((0..d).map(|j| {
                 if sd[j] > 1e-9 {
-                    (f64::from(r.x[j]) - mean[j]) / sd[j]
+                    (f64::from(x[j]) - mean[j]) / sd[j]
                 } else {
                     0.0
                 }
@@ -79,11 +96,10 @@ pub fn logistic(rows: &[Row]) -> (f32, [f32; N_FEATURES]) {
         // (the intercept is not penalised).
         let mut grad = vec![0f64; k];
         let mut hess = vec![vec![0f64; k]; k];
-        for (r, zi) in rows.iter().zip(&z) {
-            let w = weight(r);
+        for ((zi, &y), &w) in z.iter().zip(ys).zip(ws) {
             let eta: f64 = beta.iter().zip(zi).map(|(b, x)| b * x).sum();
             let p = 1.0 / (1.0 + (-eta).exp());
-            let y = f64::from(u8::from(r.grounded));
+            let y = f64::from(u8::from(y));
             for a in 0..k {
                 grad[a] += w * (p - y) * zi[a];
                 for b in 0..k {
@@ -107,7 +123,7 @@ pub fn logistic(rows: &[Row]) -> (f32, [f32; N_FEATURES]) {
         }
     }
     // Back to raw features: w_raw = w / sd, bias_raw = b - sum(w * mean / sd).
-    let mut weights = [0f32; N_FEATURES];
+    let mut weights = vec![0f32; d];
     let mut bias = beta[0];
     for j in 0..d {
         if sd[j] > 1e-9 {

@@ -1,7 +1,7 @@
 //! The evidence for a question: what retrieval found, what each of the best fragments would
 //! quote, and the features the decline model weighs. Nothing here decides.
 
-use super::config::{AnswerConfig, Features, N_FEATURES};
+use super::config::{AnswerConfig, Features, N_FEATURES, RankFeatures};
 use super::kind::{AskKind, ask_kind};
 use super::quote::{Pick, Preference, Wanted, pick, union, weight};
 use super::{Decline, Quote, Section, citation};
@@ -12,8 +12,8 @@ use crate::retrieve::{in_fragment, query_vector, rank_shipped};
 use crate::text::{Analyzer, Lang, is_stopword, tokens};
 use crate::vector::{QueryModel, similarity};
 
-/// How many of the best-ranked fragments compete to give the first quote.
-const ANSWER_CANDIDATES: usize = 3;
+/// How many of the fused list's quotable fragments the reranker reorders.
+pub const RERANK_DEPTH: usize = 12;
 /// At most this many quotes, each from a different page.
 const MAX_QUOTES: usize = 3;
 /// A further quote must add at least this share of the question's idf weight.
@@ -56,6 +56,11 @@ pub struct Assessment {
     pub missing_on_page: Vec<String>,
     /// Words the answer would leave out: on none of the quoted pages.
     pub incomplete: Vec<String>,
+    /// The fragments in the order the answerer weighed them (reranked), best first.
+    pub ranked: Vec<u32>,
+    /// The reranker's features of each quotable candidate, in the fused order (the eval fits
+    /// the reranker on these).
+    pub candidate_features: Vec<(u32, RankFeatures)>,
 }
 
 /// A fragment that competes to be quoted.
@@ -92,6 +97,8 @@ pub(super) fn assess(
         meaning: None,
         missing_on_page: Vec::new(),
         incomplete: Vec::new(),
+        ranked: Vec::new(),
+        candidate_features: Vec::new(),
     };
     if terms.is_empty() {
         res.hard_decline = Some(Decline::NoContentWords);
@@ -117,12 +124,12 @@ pub(super) fn assess(
                 .is_some_and(|m| m.is_common_word(&t.word))
         })
         .collect();
-    // Twice the fragments, so that set-aside pages cannot crowd the quotable ones out.
+    // The reranker's candidates, plus room for set-aside pages.
     let ranked = rank_shipped(
         index,
         vector.as_deref(),
         &terms,
-        config.top_k.saturating_mul(2),
+        RERANK_DEPTH + config.top_k,
         &config.fusion,
     );
     let prefer = Preference {
@@ -154,36 +161,93 @@ pub(super) fn assess(
                 .get(f.doc as usize)
                 .is_none_or(|d| !d.kind.is_noise())
     };
+    let top_lexical = ranked.lexical.first().map_or(0.0, |h| h.score);
+    let top_semantic = ranked.semantic.first().map_or(0.0, |h| h.score);
     let mut set_aside: Vec<Candidate> = Vec::new();
     let mut candidates: Vec<Candidate> = Vec::new();
+    let mut scored: Vec<(f32, usize)> = Vec::new();
     for (rank, hit) in ranked.hits.iter().enumerate() {
         let Some(fragment) = index.fragments.get(hit.fragment as usize) else {
             continue;
         };
-        let candidate = |opening| Candidate {
-            frag: hit.fragment,
-            fragment,
-            pick: pick(index, fragment, &terms, prefer, opening),
-        };
+        let opening = opens_section(index, hit.fragment, fragment);
+        let pick = pick(index, fragment, &terms, prefer, opening);
         if !quotable(fragment) {
             if rank < config.top_k {
-                set_aside.push(candidate(false));
+                set_aside.push(Candidate {
+                    frag: hit.fragment,
+                    fragment,
+                    pick,
+                });
             }
-        } else if candidates.len() < config.top_k {
-            candidates.push(candidate(opens_section(index, hit.fragment, fragment)));
+            continue;
+        }
+        // What the reranker weighs: where each list put the fragment, how much of the
+        // question it and its best sentence carry, and their meaning.
+        let lexical = ranked
+            .lexical
+            .iter()
+            .find(|h| h.fragment == hit.fragment)
+            .map_or(0.0, |h| h.score / top_lexical.max(1e-6));
+        let semantic = vector
+            .as_deref()
+            .and_then(|q| similarity(index, hit.fragment, q))
+            .unwrap_or(0.0);
+        let quote_meaning = match (model.filter(|_| res.has_vector), vector.as_deref()) {
+            (Some(m), Some(q)) => fragment
+                .text
+                .get(pick.start as usize..pick.end as usize)
+                .and_then(|t| m.embed(t))
+                .map_or(0.0, |v| v.iter().zip(q).map(|(a, b)| a * b).sum::<f32>()),
+            _ => 0.0,
+        };
+        let in_fragment = fragment_terms(index, &terms, hit.fragment);
+        let features = RankFeatures {
+            values: [
+                1.0 / (1.0 + rank as f32),
+                lexical,
+                semantic,
+                if res.has_vector {
+                    semantic - top_semantic
+                } else {
+                    0.0
+                },
+                share(&in_fragment),
+                key_share(&in_fragment),
+                share(&pick.in_quote),
+                share(&pick.local),
+                f32::from(u8::from(opening)),
+                quote_meaning,
+            ],
+        };
+        scored.push((config.reranker.score(&features), candidates.len()));
+        res.candidate_features.push((hit.fragment, features));
+        candidates.push(Candidate {
+            frag: hit.fragment,
+            fragment,
+            pick,
+        });
+        if candidates.len() == RERANK_DEPTH {
+            break;
         }
     }
-    // Among the first few fragments, quote the one whose quote carries most of the question;
-    // the better-ranked one on a tie.
-    let mut primary: Option<usize> = None;
-    for (i, c) in candidates.iter().enumerate().take(ANSWER_CANDIDATES) {
-        if primary
-            .and_then(|p| candidates.get(p))
-            .is_none_or(|b| share(&c.pick.local) > share(&b.pick.local))
-        {
-            primary = Some(i);
+    // The best-scored first; the fused order on a tie (an insertion sort: a handful of
+    // candidates, and no sort code in the wasm).
+    for i in 1..scored.len() {
+        let mut j = i;
+        while j > 0 && scored[j - 1].0 < scored[j].0 {
+            scored.swap(j - 1, j);
+            j -= 1;
         }
     }
+    let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+    let mut candidates: Vec<Candidate> = scored
+        .iter()
+        .filter_map(|&(_, i)| slots.get_mut(i).and_then(Option::take))
+        .collect();
+    res.ranked = candidates.iter().map(|c| c.frag).collect();
+    candidates.truncate(config.top_k);
+    let primary = (!candidates.is_empty()).then_some(0);
     let Some(primary) = primary else {
         res.hard_decline = Some(Decline::BelowFloor {
             coverage: 0.0,

@@ -19,8 +19,12 @@ use crate::bm25::QueryTerm;
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::vector::QueryModel;
 
-pub use self::config::{AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FEATURES};
+pub use self::config::{
+    AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FEATURES, N_RANK_FEATURES,
+    RANK_FEATURE_NAMES, RankFeatures, Reranker,
+};
 pub use self::evidence::Assessment;
+pub use self::evidence::RERANK_DEPTH;
 pub use self::kind::{AskKind, ask_kind};
 pub(crate) use self::quote::text_fragment_url;
 
@@ -294,16 +298,22 @@ fn reason(
         .iter()
         .enumerate()
         .min_by(|a, b| a.1.total_cmp(b.1))
-        .map_or("coverage", |(i, _)| FEATURE_NAMES[i]);
+        .map_or(0, |(i, _)| i);
+    // Feature positions, as in FEATURE_NAMES (compared by position: the names stay out of
+    // the wasm).
+    const SUPPORT: usize = 1;
+    const MISSING_SHARE: usize = 8;
     match worst {
-        "missing_share" if !missing_terms.is_empty() => Decline::NeverMentioned {
+        MISSING_SHARE if !missing_terms.is_empty() => Decline::NeverMentioned {
             terms: missing_terms.to_vec(),
         },
-        "salient_missing" | "compound_missing" if !missing_on_page.is_empty() => Decline::Missing {
+        // salient_missing, compound_missing
+        9 | 10 if !missing_on_page.is_empty() => Decline::Missing {
             terms: missing_on_page.to_vec(),
         },
-        "support" | "in_quote" | "shape" | "noise_page" => Decline::Unsupported {
-            coverage: features.values[1],
+        // support, in_quote, key_support, shape, noise_page, quote_meaning, bigram_share
+        1 | 2 | 5 | 16 | 17 | 19 | 20 => Decline::Unsupported {
+            coverage: features.values[SUPPORT],
         },
         _ if terms.is_empty() => Decline::NoContentWords,
         _ => Decline::BelowFloor { coverage, meaning },
@@ -330,5 +340,26 @@ fn citation(index: &Index, fragment: &Fragment, quote: &str) -> Citation {
         url,
         fragment_no: fragment.position.saturating_add(1),
         fragment_count: doc.map_or(0, |d| d.n_fragments),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `reason` names features by position; this keeps the positions and the names in step.
+    #[test]
+    fn decline_reasons_refer_to_the_features_they_name() {
+        let at = |i: usize| FEATURE_NAMES[i];
+        assert_eq!(at(1), "support");
+        assert_eq!(at(2), "in_quote");
+        assert_eq!(at(5), "key_support");
+        assert_eq!(at(8), "missing_share");
+        assert_eq!(at(9), "salient_missing");
+        assert_eq!(at(10), "compound_missing");
+        assert_eq!(at(16), "shape");
+        assert_eq!(at(17), "noise_page");
+        assert_eq!(at(19), "quote_meaning");
+        assert_eq!(at(20), "bigram_share");
     }
 }

@@ -3,7 +3,7 @@
 //! file is written by it). The cross-corpus table in `eval/results/cross-corpus.md` shows
 //! what the same procedure gives on each corpus when that corpus is left out of the fit.
 
-use super::config::DeclineModel;
+use super::config::{DeclineModel, Reranker};
 use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
@@ -86,4 +86,9 @@ pub(crate) const FUSION: Fusion = Fusion {
     vector_weight: 3.0,
     rerank_weight: 2.0,
     rrf_c: 20.0,
+};
+
+/// The reranker of the fused candidates (all zero: the fused order).
+pub(crate) const RERANKER: Reranker = Reranker {
+    weights: [0.0; super::config::N_RANK_FEATURES],
 };
