@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use build_index::{Build, Embedder, Options, build_with};
 use onrecord_core::{
-    AnswerConfig, AskKind, DeclineModel, FEATURE_NAMES, Fusion, N_FEATURES, N_RANK_FEATURES,
-    QueryModel, RANK_FEATURE_NAMES, Reranker, assess, retrieve_fused,
+    AnswerConfig, AskKind, DeclineModel, FEATURE_NAMES, Fusion, N_FEATURES, QueryModel, assess,
+    retrieve_fused,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -20,6 +20,9 @@ use serde_json::{Value, json};
 use crate::fit::{self, Row};
 use crate::metrics::{self, Answering, DEPTH, Retrieval, content_word_share, is_relevant};
 use crate::questions::{self, Kind, Question, Split, select};
+
+/// Scores per corpus per grid point, as (primary, secondary).
+type ScoreMatrix = Vec<Vec<(f64, f64)>>;
 
 /// One question set of the registry (`eval/corpora.json`).
 #[derive(Debug, Clone, Deserialize)]
@@ -160,6 +163,7 @@ fn rows(
                 grounded,
                 hard_declined: a.hard_decline.is_some(),
                 x: a.features.values,
+                floors: [a.coverage, a.support, a.meaning.unwrap_or(0.0)],
             }
         })
         .collect()
@@ -186,59 +190,6 @@ fn would_hit(
         })
         .count();
     hits as f64 / answerable.len().max(1) as f64
-}
-
-/// The reranker fit on the `train` corpora's dev questions: each candidate fragment is
-/// labelled by whether it holds the evidence; within a question the relevant and the other
-/// candidates weigh the same, and every corpus weighs the same.
-fn fit_reranker(
-    corpora: &[Corpus],
-    train: &[usize],
-    model: Option<&QueryModel>,
-    config: &AnswerConfig,
-) -> Reranker {
-    let (mut xs, mut ys, mut ws) = (Vec::new(), Vec::new(), Vec::new());
-    for &c in train {
-        let corpus = &corpora[c];
-        let mut per_question = Vec::new();
-        for q in corpus.split(Split::Dev).iter().filter(|q| q.answerable()) {
-            let a = assess(&corpus.built.index, model, &q.question, config);
-            let labelled: Vec<(Vec<f32>, bool)> = a
-                .candidate_features
-                .iter()
-                .map(|(frag, f)| {
-                    (
-                        f.values.to_vec(),
-                        is_relevant(&corpus.built.index, q, *frag),
-                    )
-                })
-                .collect();
-            let n_pos = labelled.iter().filter(|(_, y)| *y).count();
-            if n_pos > 0 && n_pos < labelled.len() {
-                per_question.push((labelled, n_pos));
-            }
-        }
-        let n_q = per_question.len().max(1) as f64;
-        for (labelled, n_pos) in per_question {
-            let n_neg = labelled.len() - n_pos;
-            for (x, y) in labelled {
-                let w = if y {
-                    0.5 / n_pos as f64
-                } else {
-                    0.5 / n_neg as f64
-                };
-                xs.push(x);
-                ys.push(y);
-                ws.push(w / n_q);
-            }
-        }
-    }
-    let (_, w) = fit::weighted_logistic(&xs, &ys, &ws);
-    let mut weights = [0f32; N_RANK_FEATURES];
-    for (slot, v) in weights.iter_mut().zip(w) {
-        *slot = v;
-    }
-    Reranker { weights }
 }
 
 /// The hand-set floors the decline model replaced: answer when the meaning floor is met, or
@@ -268,7 +219,7 @@ fn floors_grid() -> Vec<Floors> {
 
 impl Floors {
     fn answers(&self, r: &Row) -> bool {
-        let [coverage, support, _, _, meaning, ..] = r.x;
+        let [coverage, support, meaning] = r.floors;
         !r.hard_declined
             && (meaning >= self.meaning || (coverage >= self.coverage && support >= self.support))
     }
@@ -332,8 +283,6 @@ fn knobs_json(config: &AnswerConfig, with_vectors: bool) -> Value {
         "rerank_weight": config.fusion.rerank_weight,
         "rrf_c": config.fusion.rrf_c,
         "shape_weight": config.shape_weight,
-        "reranker": RANK_FEATURE_NAMES.iter().zip(config.reranker.weights)
-            .map(|(n, w)| ((*n).to_owned(), json!(w))).collect::<serde_json::Map<String, Value>>(),
         "decline": model_json(model),
     })
 }
@@ -628,14 +577,11 @@ pub fn run(
     let base = |fusion: Fusion, shape_weight: f32| AnswerConfig {
         fusion,
         shape_weight,
-        reranker: Reranker {
-            weights: [0.0; N_RANK_FEATURES],
-        },
         ..AnswerConfig::DEFAULT
     };
     // Stage 2: the quote-shape weight by dev quote hit, with the fold's fusion.
-    let shape_scores: Vec<Vec<Vec<(f64, f64)>>> = {
-        let mut memo: Vec<(usize, Vec<Vec<(f64, f64)>>)> = Vec::new();
+    let shape_scores: Vec<ScoreMatrix> = {
+        let mut memo: Vec<(usize, ScoreMatrix)> = Vec::new();
         let mut res = Vec::new();
         for train in all
             .iter()
@@ -666,10 +612,7 @@ pub fn run(
     let choose_config = |fold: usize, train: &[usize]| -> Chosen {
         let fusion = fusions[choose(&fusion_scores, train)];
         let shape_weight = SHAPE_GRID[choose(&shape_scores[fold], train)];
-        let config = AnswerConfig {
-            reranker: fit_reranker(&corpora, train, model, &base(fusion, shape_weight)),
-            ..base(fusion, shape_weight)
-        };
+        let config = base(fusion, shape_weight);
         let fit_rows = |m: Option<&QueryModel>| -> Vec<Row> {
             std::thread::scope(|s| {
                 let handles: Vec<_> = train
@@ -758,10 +701,9 @@ pub fn run(
     let mut all_results = Vec::new();
     let mut knobs_lines = String::new();
     let mut lost_lines = Vec::new();
-    for left in 0..n {
+    for (left, c) in corpora.iter().enumerate() {
         let train: Vec<usize> = all.iter().copied().filter(|&c| c != left).collect();
         let chosen = choose_config(left, &train);
-        let c = &corpora[left];
         let test = c.split(Split::Test);
         let every = c.split(Split::All);
         let s_test = score(c, model, &test, &chosen);
@@ -946,7 +888,7 @@ fn shipped_rs(config: &AnswerConfig, vectors: bool) -> String {
         )
     };
     format!(
-        "//! The shipped decline models, quote-shape weight and fusion knobs, as `eval --cross\n//! eval/corpora.json --write-shipped` fits them on the dev halves of every question set (this\n//! file is written by it{}). The cross-corpus table in `eval/results/cross-corpus.md` shows\n//! what the same procedure gives on each corpus when that corpus is left out of the fit.\n\nuse super::config::{{DeclineModel, Reranker}};\nuse crate::retrieve::Fusion;\n\n/// Fit with vectors (the query model loaded).\npub(crate) const HYBRID: DeclineModel = {};\n\n/// Fit without vectors (lexical answers, before the query model arrives).\npub(crate) const LEXICAL: DeclineModel = {};\n\n/// How much the shape of a sentence counts when choosing what to quote.\npub(crate) const SHAPE_WEIGHT: f32 = {:?};\n\n/// The reranker of the fused candidates.\npub(crate) const RERANKER: Reranker = Reranker {{\n    weights: [\n{}    ],\n}};\n\n/// The fusion knobs of hybrid + rerank.\npub(crate) const FUSION: Fusion = Fusion {{\n    vector_weight: {:?},\n    rerank_weight: {:?},\n    rrf_c: {:?},\n}};\n",
+        "//! The shipped decline models, quote-shape weight and fusion knobs, as `eval --cross\n//! eval/corpora.json --write-shipped` fits them on the dev halves of every question set (this\n//! file is written by it{}). The cross-corpus table in `eval/results/cross-corpus.md` shows\n//! what the same procedure gives on each corpus when that corpus is left out of the fit.\n\nuse super::config::DeclineModel;\nuse crate::retrieve::Fusion;\n\n/// Fit with vectors (the query model loaded).\npub(crate) const HYBRID: DeclineModel = {};\n\n/// Fit without vectors (lexical answers, before the query model arrives).\npub(crate) const LEXICAL: DeclineModel = {};\n\n/// How much the shape of a sentence counts when choosing what to quote.\npub(crate) const SHAPE_WEIGHT: f32 = {:?};\n\n/// The fusion knobs of hybrid + rerank.\npub(crate) const FUSION: Fusion = Fusion {{\n    vector_weight: {:?},\n    rerank_weight: {:?},\n    rrf_c: {:?},\n}};\n",
         if vectors {
             ""
         } else {
@@ -955,13 +897,6 @@ fn shipped_rs(config: &AnswerConfig, vectors: bool) -> String {
         model(&config.hybrid),
         model(&config.lexical),
         config.shape_weight,
-        config
-            .reranker
-            .weights
-            .iter()
-            .zip(RANK_FEATURE_NAMES)
-            .map(|(x, name)| format!("        {x:?}, // {name}\n"))
-            .collect::<String>(),
         config.fusion.vector_weight,
         config.fusion.rerank_weight,
         config.fusion.rrf_c,

@@ -139,7 +139,7 @@ fn table_pieces(text: &str, max_chars: usize) -> Vec<Piece> {
     if rows.is_empty() {
         return vec![Piece {
             text: header_text.to_owned(),
-            units: vec![0..header_text.len()],
+            units: std::iter::once(0..header_text.len()).collect(),
             rows: Vec::new(),
         }];
     }
@@ -152,7 +152,7 @@ fn table_pieces(text: &str, max_chars: usize) -> Vec<Piece> {
         if !fits {
             res.push(Piece {
                 text: header_text.to_owned(),
-                units: vec![0..header_text.len()],
+                units: std::iter::once(0..header_text.len()).collect(),
                 rows: Vec::new(),
             });
         }

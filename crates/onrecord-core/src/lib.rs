@@ -56,8 +56,7 @@ mod wordpiece;
 
 pub use crate::answer::{
     Answer, AnswerConfig, AskKind, Assessment, Citation, Completeness, Confidence, Decline,
-    DeclineModel, FEATURE_NAMES, Features, Mode, N_FEATURES, N_RANK_FEATURES, Quote,
-    RANK_FEATURE_NAMES, RERANK_DEPTH, RankFeatures, Reranker, Section, ask, ask_kind, assess,
+    DeclineModel, FEATURE_NAMES, Features, Mode, N_FEATURES, Quote, Section, ask, ask_kind, assess,
     decide,
 };
 pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};

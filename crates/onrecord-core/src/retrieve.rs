@@ -126,36 +126,6 @@ pub(crate) fn rank(
     cap_per_page(index, ranked, k)
 }
 
-/// What shipped retrieval saw: the final ranking and the two lists it fused.
-pub(crate) struct Ranked {
-    /// The fused, reranked, per-page-capped ranking (best `k`).
-    pub(crate) hits: Vec<Hit>,
-    /// The BM25 list (best first).
-    pub(crate) lexical: Vec<Hit>,
-    /// The vector list (best first; empty without a question vector).
-    pub(crate) semantic: Vec<Hit>,
-}
-
-/// Hybrid + rerank, keeping the lists it fused (the answerer's evidence uses them).
-pub(crate) fn rank_shipped(
-    index: &Index,
-    vector: Option<&[f32]>,
-    terms: &[QueryTerm],
-    k: usize,
-    fusion: &Fusion,
-) -> Ranked {
-    let lexical = search(index, terms, CANDIDATES);
-    let semantic = vector
-        .map(|q| search_vectors(index, q, CANDIDATES))
-        .unwrap_or_default();
-    let hits = cap_per_page(index, fuse(index, terms, &lexical, &semantic, fusion), k);
-    Ranked {
-        hits,
-        lexical,
-        semantic,
-    }
-}
-
 /// Hybrid + rerank with explicit [`Fusion`] knobs (the eval's tuning grid uses this).
 pub fn retrieve_fused(
     index: &Index,

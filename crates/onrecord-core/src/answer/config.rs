@@ -5,33 +5,21 @@
 use crate::retrieve::Fusion;
 
 /// How many evidence features the decline model weighs.
-pub const N_FEATURES: usize = 22;
+pub const N_FEATURES: usize = 10;
 
 /// The evidence features, by position in [`Features::values`]; names for reports (the decline
 /// reasons in `answer/mod.rs` refer to them by position: keep both in step).
 pub const FEATURE_NAMES: [&str; N_FEATURES] = [
     "coverage",
-    "support",
-    "in_quote",
-    "page_coverage",
     "key_coverage",
+    "in_quote",
     "key_support",
     "meaning",
-    "top_meaning",
-    "missing_share",
     "salient_missing",
     "compound_missing",
-    "n_terms",
-    "lexical_agreement",
-    "vector_agreement",
     "asks_quantity",
     "quantity_shown",
-    "shape",
-    "noise_page",
-    "rank",
-    "quote_meaning",
     "bigram_share",
-    "rarest_in_quote",
 ];
 
 /// What the evidence for one question looks like, each value a number from 0 to about 1.
@@ -39,49 +27,6 @@ pub const FEATURE_NAMES: [&str; N_FEATURES] = [
 pub struct Features {
     /// The values, in the order of [`FEATURE_NAMES`].
     pub values: [f32; N_FEATURES],
-}
-
-/// How many features the reranker weighs per candidate fragment.
-pub const N_RANK_FEATURES: usize = 10;
-
-/// The reranker's features, by position in [`RankFeatures::values`]; names for reports.
-pub const RANK_FEATURE_NAMES: [&str; N_RANK_FEATURES] = [
-    "fused_rank",
-    "lexical",
-    "semantic",
-    "semantic_gap",
-    "coverage",
-    "key_coverage",
-    "sentence_share",
-    "local_share",
-    "opening",
-    "quote_meaning",
-];
-
-/// What one candidate fragment looks like for the reranker.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct RankFeatures {
-    /// The values, in the order of [`RANK_FEATURE_NAMES`].
-    pub values: [f32; N_RANK_FEATURES],
-}
-
-/// A linear reranker of the fused candidates (fit by the eval harness to put the fragment that
-/// holds the answer first); all-zero weights keep the fused order.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Reranker {
-    /// One weight per feature.
-    pub weights: [f32; N_RANK_FEATURES],
-}
-
-impl Reranker {
-    /// A candidate's score: higher ranks first.
-    pub fn score(&self, features: &RankFeatures) -> f32 {
-        self.weights
-            .iter()
-            .zip(&features.values)
-            .map(|(w, x)| w * x)
-            .sum()
-    }
 }
 
 /// A logistic model over [`Features`]: the probability that quoting is right.
@@ -159,8 +104,6 @@ pub struct AnswerConfig {
     pub top_k: usize,
     /// The knobs of the shipped retrieval (hybrid + rerank).
     pub fusion: Fusion,
-    /// The reranker of the fused candidates.
-    pub reranker: Reranker,
 }
 
 impl AnswerConfig {
@@ -173,6 +116,5 @@ impl AnswerConfig {
         hint_floor: 0.5,
         top_k: 5,
         fusion: Fusion::SHIPPED,
-        reranker: crate::answer::shipped::RERANKER,
     };
 }

@@ -1,19 +1,19 @@
 //! The evidence for a question: what retrieval found, what each of the best fragments would
 //! quote, and the features the decline model weighs. Nothing here decides.
 
-use super::config::{AnswerConfig, Features, N_FEATURES, RankFeatures};
+use super::config::{AnswerConfig, Features};
 use super::kind::{AskKind, ask_kind};
 use super::quote::{Pick, Preference, Wanted, pick, union, weight};
 use super::{Decline, Quote, Section, citation};
 use crate::bm25::{QueryTerm, query_terms};
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::page::asks_about_changes;
-use crate::retrieve::{in_fragment, query_vector, rank_shipped};
+use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
 use crate::text::{Analyzer, Lang, is_stopword, tokens};
 use crate::vector::{QueryModel, similarity};
 
-/// How many of the fused list's quotable fragments the reranker reorders.
-pub const RERANK_DEPTH: usize = 12;
+/// How many of the best-ranked fragments compete to give the first quote.
+const ANSWER_CANDIDATES: usize = 3;
 /// At most this many quotes, each from a different page.
 const MAX_QUOTES: usize = 3;
 /// A further quote must add at least this share of the question's idf weight.
@@ -23,8 +23,6 @@ const MAX_RELATED: usize = 4;
 /// A word of the question that no quoted page has makes an answer partial when it carries at
 /// least this share of the question's weight.
 const PARTIAL_SHARE: f32 = 0.25;
-/// How far down each retrieval list "agreement" looks.
-const AGREEMENT_DEPTH: usize = 5;
 
 /// Everything [`super::decide`] needs, gathered for one question.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,18 +47,18 @@ pub struct Assessment {
     pub has_vector: bool,
     /// Share of the question's weight in the quoted fragments.
     pub coverage: f32,
+    /// Share of the question's weight in the quoted sentences, their headings and page title.
+    pub support: f32,
     /// Cosine similarity of the best quoted fragment, with vectors.
     pub meaning: Option<f32>,
-    /// The weightiest words (and written forms such as "HTTP/3") missing from the first
-    /// quote's page.
+    /// The weightiest subject words (and written forms such as "HTTP/3") missing from the
+    /// first quote's page.
     pub missing_on_page: Vec<String>,
     /// Words the answer would leave out: on none of the quoted pages.
     pub incomplete: Vec<String>,
-    /// The fragments in the order the answerer weighed them (reranked), best first.
+    /// The quotable fragments in the order the answerer weighed them, best first (set-aside
+    /// pages left out): what the eval scores as the shipped retrieval.
     pub ranked: Vec<u32>,
-    /// The reranker's features of each quotable candidate, in the fused order (the eval fits
-    /// the reranker on these).
-    pub candidate_features: Vec<(u32, RankFeatures)>,
 }
 
 /// A fragment that competes to be quoted.
@@ -94,11 +92,11 @@ pub(super) fn assess(
         hard_decline: None,
         has_vector: false,
         coverage: 0.0,
+        support: 0.0,
         meaning: None,
         missing_on_page: Vec::new(),
         incomplete: Vec::new(),
         ranked: Vec::new(),
-        candidate_features: Vec::new(),
     };
     if terms.is_empty() {
         res.hard_decline = Some(Decline::NoContentWords);
@@ -124,12 +122,13 @@ pub(super) fn assess(
                 .is_some_and(|m| m.is_common_word(&t.word))
         })
         .collect();
-    // The reranker's candidates, plus room for set-aside pages.
-    let ranked = rank_shipped(
+    // Twice the fragments, so that set-aside pages cannot crowd the quotable ones out.
+    let hits = rank(
         index,
         vector.as_deref(),
         &terms,
-        RERANK_DEPTH + config.top_k,
+        config.top_k.saturating_mul(2),
+        SHIPPED,
         &config.fusion,
     );
     let prefer = Preference {
@@ -138,15 +137,17 @@ pub(super) fn assess(
     };
     let share = |covered: &[bool]| share_of(&terms, covered);
     // The share of the question's subject words (all words when every one is common).
+    let key_weights: Vec<bool> = if common.iter().all(|&c| c) {
+        vec![true; terms.len()]
+    } else {
+        common.iter().map(|&c| !c).collect()
+    };
     let key_share = |covered: &[bool]| {
-        if common.iter().all(|&c| c) {
-            return share(covered);
-        }
         let (key, key_covered): (Vec<QueryTerm>, Vec<bool>) = terms
             .iter()
             .zip(covered)
-            .zip(&common)
-            .filter(|(_, c)| !**c)
+            .zip(&key_weights)
+            .filter(|(_, k)| **k)
             .map(|((t, c), _)| (t.clone(), *c))
             .unzip();
         share_of(&key, &key_covered)
@@ -154,100 +155,47 @@ pub(super) fn assess(
     // Release notes and listings match almost any question and answer almost none: they are
     // quoted only for questions about versions or changes (and stay among related sections).
     let changes = asks_about_changes(question);
-    let quotable = |f: &Fragment| {
-        changes
-            || index
-                .docs
-                .get(f.doc as usize)
-                .is_none_or(|d| !d.kind.is_noise())
-    };
-    let top_lexical = ranked.lexical.first().map_or(0.0, |h| h.score);
-    let top_semantic = ranked.semantic.first().map_or(0.0, |h| h.score);
     let mut set_aside: Vec<Candidate> = Vec::new();
     let mut candidates: Vec<Candidate> = Vec::new();
-    let mut scored: Vec<(f32, usize)> = Vec::new();
-    for (rank, hit) in ranked.hits.iter().enumerate() {
+    for (position, hit) in hits.iter().enumerate() {
         let Some(fragment) = index.fragments.get(hit.fragment as usize) else {
             continue;
         };
-        let opening = opens_section(index, hit.fragment, fragment);
-        let pick = pick(index, fragment, &terms, prefer, opening);
-        if !quotable(fragment) {
-            if rank < config.top_k {
+        let noise = index
+            .docs
+            .get(fragment.doc as usize)
+            .is_some_and(|d| d.kind.is_noise());
+        if noise && !changes {
+            if position < config.top_k {
                 set_aside.push(Candidate {
                     frag: hit.fragment,
                     fragment,
-                    pick,
+                    pick: pick(index, fragment, &terms, prefer, false),
                 });
             }
             continue;
         }
-        // What the reranker weighs: where each list put the fragment, how much of the
-        // question it and its best sentence carry, and their meaning.
-        let lexical = ranked
-            .lexical
-            .iter()
-            .find(|h| h.fragment == hit.fragment)
-            .map_or(0.0, |h| h.score / top_lexical.max(1e-6));
-        let semantic = vector
-            .as_deref()
-            .and_then(|q| similarity(index, hit.fragment, q))
-            .unwrap_or(0.0);
-        let quote_meaning = match (model.filter(|_| res.has_vector), vector.as_deref()) {
-            (Some(m), Some(q)) => fragment
-                .text
-                .get(pick.start as usize..pick.end as usize)
-                .and_then(|t| m.embed(t))
-                .map_or(0.0, |v| v.iter().zip(q).map(|(a, b)| a * b).sum::<f32>()),
-            _ => 0.0,
-        };
-        let in_fragment = fragment_terms(index, &terms, hit.fragment);
-        let features = RankFeatures {
-            values: [
-                1.0 / (1.0 + rank as f32),
-                lexical,
-                semantic,
-                if res.has_vector {
-                    semantic - top_semantic
-                } else {
-                    0.0
-                },
-                share(&in_fragment),
-                key_share(&in_fragment),
-                share(&pick.in_quote),
-                share(&pick.local),
-                f32::from(u8::from(opening)),
-                quote_meaning,
-            ],
-        };
-        scored.push((config.reranker.score(&features), candidates.len()));
-        res.candidate_features.push((hit.fragment, features));
-        candidates.push(Candidate {
-            frag: hit.fragment,
-            fragment,
-            pick,
-        });
-        if candidates.len() == RERANK_DEPTH {
-            break;
+        res.ranked.push(hit.fragment);
+        if candidates.len() < config.top_k {
+            let opening = opens_section(index, hit.fragment, fragment);
+            candidates.push(Candidate {
+                frag: hit.fragment,
+                fragment,
+                pick: pick(index, fragment, &terms, prefer, opening),
+            });
         }
     }
-    // The best-scored first; the fused order on a tie (an insertion sort: a handful of
-    // candidates, and no sort code in the wasm).
-    for i in 1..scored.len() {
-        let mut j = i;
-        while j > 0 && scored[j - 1].0 < scored[j].0 {
-            scored.swap(j - 1, j);
-            j -= 1;
+    // Among the first few fragments, quote the one whose quote carries most of the question;
+    // the better-ranked one on a tie.
+    let mut primary: Option<usize> = None;
+    for (i, c) in candidates.iter().enumerate().take(ANSWER_CANDIDATES) {
+        if primary
+            .and_then(|p| candidates.get(p))
+            .is_none_or(|b| share(&c.pick.local) > share(&b.pick.local))
+        {
+            primary = Some(i);
         }
     }
-    let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
-    let mut candidates: Vec<Candidate> = scored
-        .iter()
-        .filter_map(|&(_, i)| slots.get_mut(i).and_then(Option::take))
-        .collect();
-    res.ranked = candidates.iter().map(|c| c.frag).collect();
-    candidates.truncate(config.top_k);
-    let primary = (!candidates.is_empty()).then_some(0);
     let Some(primary) = primary else {
         res.hard_decline = Some(Decline::BelowFloor {
             coverage: 0.0,
@@ -270,8 +218,6 @@ pub(super) fn assess(
     };
     let local = fold(&|c| c.pick.local.clone());
     let in_fragments = fold(&|c| fragment_terms(index, &terms, c.frag));
-    let support = share(&local);
-    let in_quote = share(&fold(&|c| c.pick.in_quote.clone()));
     let coverage = share(&in_fragments);
     let pages: Vec<(u32, u32)> = picked
         .iter()
@@ -281,20 +227,13 @@ pub(super) fn assess(
         .iter()
         .map(|t| pages.iter().any(|&(s, e)| in_range(index, t, s, e)))
         .collect();
-    let page_coverage = share(&on_pages);
     let meaning = vector.as_deref().and_then(|q| {
         picked
             .iter()
             .filter_map(|c| similarity(index, c.frag, q))
             .reduce(f32::max)
     });
-    let first = picked.first().map_or(u32::MAX, |c| c.frag);
     let first_page = pages.first().copied().unwrap_or((0, 0));
-    let in_top = |list: &[crate::bm25::Hit]| {
-        list.iter()
-            .take(AGREEMENT_DEPTH)
-            .any(|h| h.fragment == first)
-    };
     // The question's weight without framing words: what "share" means for a single word.
     let total: f32 = terms.iter().filter(|t| !t.framing).map(|t| t.idf).sum();
     let weight_of = |t: &QueryTerm| if total > 0.0 { t.idf / total } else { 0.0 };
@@ -312,26 +251,12 @@ pub(super) fn assess(
             j -= 1;
         }
     }
-    let compounds = compounds(question);
     let page_texts: Vec<String> = pages.iter().map(|&(s, e)| page_text(index, s, e)).collect();
-    let compounds_missing: Vec<String> = compounds
-        .iter()
+    let compounds_missing: Vec<String> = compounds(question)
+        .into_iter()
         .filter(|c| !page_texts.iter().any(|t| t.contains(c.as_str())))
-        .cloned()
         .collect();
-    let missing_share: f32 = terms
-        .iter()
-        .filter(|t| !t.framing && !t.in_corpus())
-        .map(weight_of)
-        .sum();
     let asks_quantity = kind == AskKind::Quantity;
-    let quantity_shown = asks_quantity
-        && picked.iter().any(|c| {
-            c.fragment
-                .text
-                .get(c.pick.start as usize..c.pick.end as usize)
-                .is_some_and(|q| q.chars().any(|ch| ch.is_ascii_digit()))
-        });
     // The quoted text as a reader sees it: the sentences, their headings and page title.
     let quoted: Vec<&str> = picked
         .iter()
@@ -341,28 +266,23 @@ pub(super) fn assess(
                 .get(c.pick.start as usize..c.pick.end as usize)
         })
         .collect();
-    // Sentence-level meaning: the static embeddings of the question and of the quote (the
-    // fragment vectors speak for the whole fragment, not the sentence quoted).
-    let quote_meaning = match (model.filter(|_| res.has_vector), vector.as_deref()) {
-        (Some(m), Some(q)) => m
-            .embed(&quoted.join(" "))
-            .map_or(0.0, |v| v.iter().zip(q).map(|(a, b)| a * b).sum::<f32>()),
-        _ => 0.0,
-    };
-    let context: String = picked
+    let quantity_shown = asks_quantity
+        && quoted
+            .iter()
+            .any(|q| q.chars().any(|ch| ch.is_ascii_digit()));
+    let (context, lang) = picked
         .first()
-        .map(|c| {
-            let title = index
-                .docs
-                .get(c.fragment.doc as usize)
-                .map_or("", |d| d.title.as_str());
-            format!("{title}. {}", c.fragment.heading_path.join(". "))
-        })
-        .unwrap_or_default();
-    let lang = picked
-        .first()
-        .and_then(|c| index.docs.get(c.fragment.doc as usize))
-        .map_or(index.default_lang, |d| d.lang);
+        .map_or((String::new(), index.default_lang), |c| {
+            let doc = index.docs.get(c.fragment.doc as usize);
+            (
+                format!(
+                    "{}. {}",
+                    doc.map_or("", |d| d.title.as_str()),
+                    c.fragment.heading_path.join(". ")
+                ),
+                doc.map_or(index.default_lang, |d| d.lang),
+            )
+        });
     let analyzer = Analyzer::new(lang, index.settings.stemming);
     let question_pairs = pairs(question, &analyzer, lang);
     let quote_pairs = pairs(&format!("{context}. {}", quoted.join(" ")), &analyzer, lang);
@@ -375,45 +295,23 @@ pub(super) fn assess(
             .count() as f32
             / question_pairs.len() as f32
     };
-    // The question's rarest subject word: is it in the quote or beside it?
-    let rarest = terms
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| !t.framing && t.in_corpus())
-        .max_by(|a, b| a.1.idf.total_cmp(&b.1.idf))
-        .map(|(i, _)| i);
-    let rarest_in_quote = rarest.is_some_and(|i| local.get(i) == Some(&true));
-    let values: [f32; N_FEATURES] = [
-        coverage,
-        support,
-        in_quote,
-        page_coverage,
-        key_share(&in_fragments),
-        key_share(&local),
-        meaning.unwrap_or(0.0),
-        ranked.semantic.first().map_or(0.0, |h| h.score),
-        missing_share,
-        absent_first.first().map_or(0.0, |t| weight_of(t)),
-        f32::from(u8::from(!compounds_missing.is_empty())),
-        terms.len().min(10) as f32 / 10.0,
-        f32::from(u8::from(in_top(&ranked.lexical))),
-        f32::from(u8::from(in_top(&ranked.semantic))),
-        f32::from(u8::from(asks_quantity)),
-        f32::from(u8::from(quantity_shown)),
-        f32::from(u8::from(picked.first().is_some_and(|c| c.pick.shape))),
-        f32::from(u8::from(picked.first().is_some_and(|c| {
-            index
-                .docs
-                .get(c.fragment.doc as usize)
-                .is_some_and(|d| d.kind.is_noise())
-        }))),
-        primary.min(2) as f32 / 2.0,
-        quote_meaning,
-        bigram_share,
-        f32::from(u8::from(rarest_in_quote)),
-    ];
-    res.features = Features { values };
+    // In the order of FEATURE_NAMES.
+    res.features = Features {
+        values: [
+            coverage,
+            key_share(&in_fragments),
+            share(&fold(&|c| c.pick.in_quote.clone())),
+            key_share(&local),
+            meaning.unwrap_or(0.0),
+            absent_first.first().map_or(0.0, |t| weight_of(t)),
+            f32::from(u8::from(!compounds_missing.is_empty())),
+            f32::from(u8::from(asks_quantity)),
+            f32::from(u8::from(quantity_shown)),
+            bigram_share,
+        ],
+    };
     res.coverage = coverage;
+    res.support = share(&local);
     res.meaning = meaning;
     res.missing_on_page = compounds_missing
         .iter()

@@ -19,12 +19,8 @@ use crate::bm25::QueryTerm;
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::vector::QueryModel;
 
-pub use self::config::{
-    AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FEATURES, N_RANK_FEATURES,
-    RANK_FEATURE_NAMES, RankFeatures, Reranker,
-};
+pub use self::config::{AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FEATURES};
 pub use self::evidence::Assessment;
-pub use self::evidence::RERANK_DEPTH;
 pub use self::kind::{AskKind, ask_kind};
 pub(crate) use self::quote::text_fragment_url;
 
@@ -300,22 +296,21 @@ fn reason(
         .min_by(|a, b| a.1.total_cmp(b.1))
         .map_or(0, |(i, _)| i);
     // Feature positions, as in FEATURE_NAMES (compared by position: the names stay out of
-    // the wasm).
-    const SUPPORT: usize = 1;
-    const MISSING_SHARE: usize = 8;
+    // the wasm; a test keeps both in step).
+    const IN_QUOTE: usize = 2;
     match worst {
-        MISSING_SHARE if !missing_terms.is_empty() => Decline::NeverMentioned {
-            terms: missing_terms.to_vec(),
-        },
         // salient_missing, compound_missing
-        9 | 10 if !missing_on_page.is_empty() => Decline::Missing {
+        5 | 6 if !missing_on_page.is_empty() => Decline::Missing {
             terms: missing_on_page.to_vec(),
         },
-        // support, in_quote, key_support, shape, noise_page, quote_meaning, bigram_share
-        1 | 2 | 5 | 16 | 17 | 19 | 20 => Decline::Unsupported {
-            coverage: features.values[SUPPORT],
+        // in_quote, key_support, quantity_shown, bigram_share: the sentence falls short
+        2 | 3 | 8 | 9 => Decline::Unsupported {
+            coverage: features.values[IN_QUOTE],
         },
         _ if terms.is_empty() => Decline::NoContentWords,
+        _ if !missing_terms.is_empty() && coverage < 0.5 => Decline::NeverMentioned {
+            terms: missing_terms.to_vec(),
+        },
         _ => Decline::BelowFloor { coverage, meaning },
     }
 }
@@ -351,15 +346,11 @@ mod tests {
     #[test]
     fn decline_reasons_refer_to_the_features_they_name() {
         let at = |i: usize| FEATURE_NAMES[i];
-        assert_eq!(at(1), "support");
         assert_eq!(at(2), "in_quote");
-        assert_eq!(at(5), "key_support");
-        assert_eq!(at(8), "missing_share");
-        assert_eq!(at(9), "salient_missing");
-        assert_eq!(at(10), "compound_missing");
-        assert_eq!(at(16), "shape");
-        assert_eq!(at(17), "noise_page");
-        assert_eq!(at(19), "quote_meaning");
-        assert_eq!(at(20), "bigram_share");
+        assert_eq!(at(3), "key_support");
+        assert_eq!(at(5), "salient_missing");
+        assert_eq!(at(6), "compound_missing");
+        assert_eq!(at(8), "quantity_shown");
+        assert_eq!(at(9), "bigram_share");
     }
 }
