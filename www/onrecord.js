@@ -125,7 +125,7 @@ class Panel {
     this.root = el('div', { class: 'panel' });
     this.input = el('input', {
       id: 'q', type: 'search', name: 'q', autocomplete: 'off', enterkeyhint: 'search',
-      placeholder: opts.placeholder,
+      placeholder: opts.placeholder, maxlength: '500', // onrecord_core::MAX_QUESTION_CHARS
     });
     const form = el('form', { role: 'search', 'aria-label': 'Ask these pages' },
       el('label', { for: 'q', class: 'label' }, 'Ask these pages'),

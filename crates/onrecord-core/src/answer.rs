@@ -8,6 +8,7 @@
 
 use crate::bm25::{QueryTerm, query_terms};
 use crate::format::{Fragment, Index, RoutingHint};
+use crate::question::{QuestionError, check_question};
 use crate::quote::{Pick, Wanted, pick, text_fragment_url, union, weight};
 use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
 use crate::text::tokens;
@@ -123,6 +124,8 @@ pub struct Section {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Decline {
+    /// The question cannot be asked: too long, or it holds control characters.
+    BadQuestion(QuestionError),
     /// The question has no content words (empty, punctuation or stopwords only).
     NoContentWords,
     /// None of the question's content words occur in the pages.
@@ -190,6 +193,21 @@ pub fn ask(
     question: &str,
     config: &AnswerConfig,
 ) -> Answer {
+    let question = match check_question(question) {
+        Ok(question) => question,
+        Err(why) => {
+            return Answer {
+                mode: Mode::NotFound,
+                supported: false,
+                confidence: None,
+                quotes: Vec::new(),
+                related: Vec::new(),
+                hints: Vec::new(),
+                decline: Some(Decline::BadQuestion(why)),
+                missing_terms: Vec::new(),
+            };
+        }
+    };
     let terms = query_terms(index, question);
     let missing_terms: Vec<String> = terms
         .iter()

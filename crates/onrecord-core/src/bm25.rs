@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::chunk::{FragmentDraft, SourceDoc};
+use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc, shorten};
 use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
 use crate::text::{Analyzer, Lang, is_framing, is_stopword, tokens};
 
@@ -96,51 +96,54 @@ impl IndexBuilder {
     }
 
     /// Adds a document and its fragments (from [`crate::chunk`]). Add documents in a stable order.
+    ///
+    /// Titles and headings are shortened to [`MAX_TITLE_CHARS`] and [`MAX_HEADING_CHARS`], and
+    /// each section's title, headings and themes are read once, not once per fragment.
     pub fn add(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft]) {
         let doc_idx = self.docs.len() as u32;
         let analyzer = Analyzer::new(doc.lang, self.settings.stemming);
+        let title = shorten(&doc.title, MAX_TITLE_CHARS);
+        // What is indexed is "title. heading path. text"; what is quoted is only the text.
+        // Title and heading words count more: they say what the whole fragment is about.
+        let mut page = Counts::default();
+        page.add(&title, TITLE_WEIGHT, doc.lang, &analyzer);
+        page.add(&doc.themes.join(". "), THEME_WEIGHT, doc.lang, &analyzer);
+        let mut context: Option<(usize, Vec<String>, Counts)> = None;
         for (position, draft) in drafts.iter().enumerate() {
-            let heading_path = doc
-                .sections
-                .get(draft.section)
-                .map(|s| s.heading_path.clone())
-                .unwrap_or_default();
-            let anchor = doc
-                .sections
-                .get(draft.section)
-                .map(|s| s.anchor.clone())
-                .unwrap_or_default();
-            // What is indexed is "title. heading path. text"; what is quoted is only the text.
-            // Title and heading words count more: they say what the whole fragment is about.
-            let mut tf: BTreeMap<String, u32> = BTreeMap::new();
-            let mut n_terms = 0u32;
-            let fields = [
-                (doc.title.as_str(), TITLE_WEIGHT),
-                (&heading_path.join(". "), HEADING_WEIGHT),
-                (&doc.themes.join(". "), THEME_WEIGHT),
-                (draft.text.as_str(), 1),
-            ];
-            for (field, weight) in fields {
-                for (_, word) in tokens(field) {
-                    if is_stopword(&word, doc.lang) {
-                        continue;
-                    }
-                    *tf.entry(analyzer.term(&word).into_owned()).or_default() += weight;
-                    n_terms += weight;
-                }
+            let section = doc.sections.get(draft.section);
+            if context.as_ref().is_none_or(|c| c.0 != draft.section) {
+                let heading_path: Vec<String> = section
+                    .map(|s| &s.heading_path[..])
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|h| shorten(h, MAX_HEADING_CHARS).into_owned())
+                    .collect();
+                let mut counts = page.clone();
+                counts.add(
+                    &heading_path.join(". "),
+                    HEADING_WEIGHT,
+                    doc.lang,
+                    &analyzer,
+                );
+                context = Some((draft.section, heading_path, counts));
             }
+            let Some((_, heading_path, section_counts)) = &context else {
+                continue;
+            };
+            let mut counts = section_counts.clone();
+            counts.add(&draft.text, 1, doc.lang, &analyzer);
             let frag_idx = self.fragments.len() as u32;
-            for (term, count) in tf {
+            for (term, count) in counts.tf {
                 self.postings
                     .entry(term)
                     .or_default()
                     .push((frag_idx, count));
             }
-            self.total_terms += u64::from(n_terms);
+            self.total_terms += u64::from(counts.n_terms);
             self.fragments.push(Fragment {
                 doc: doc_idx,
-                heading_path,
-                anchor,
+                heading_path: heading_path.clone(),
+                anchor: section.map(|s| s.anchor.clone()).unwrap_or_default(),
                 position: position as u32,
                 text: draft.text.clone(),
                 sentences: draft
@@ -148,13 +151,13 @@ impl IndexBuilder {
                     .iter()
                     .map(|r| (r.start as u32, r.end as u32))
                     .collect(),
-                n_terms,
+                n_terms: counts.n_terms,
             });
         }
         self.docs.push(Doc {
             path: doc.path.clone(),
             url: doc.url.clone(),
-            title: doc.title.clone(),
+            title: title.into_owned(),
             lang: doc.lang,
             n_fragments: drafts.len() as u32,
             themes: doc.themes.clone(),
@@ -184,6 +187,30 @@ impl IndexBuilder {
                 .into_iter()
                 .map(|(term, postings)| TermPostings { term, postings })
                 .collect(),
+        }
+    }
+}
+
+/// Weighted term frequencies of some text, and their total (the BM25 length).
+#[derive(Debug, Clone, Default)]
+struct Counts {
+    tf: BTreeMap<String, u32>,
+    n_terms: u32,
+}
+
+impl Counts {
+    /// Counts the content words of `text`, each `weight` times.
+    fn add(&mut self, text: &str, weight: u32, lang: Lang, analyzer: &Analyzer) {
+        for (_, word) in tokens(text) {
+            if is_stopword(&word, lang) {
+                continue;
+            }
+            let tf = self
+                .tf
+                .entry(analyzer.term(&word).into_owned())
+                .or_default();
+            *tf = tf.saturating_add(weight);
+            self.n_terms = self.n_terms.saturating_add(weight);
         }
     }
 }

@@ -318,12 +318,21 @@ impl Index {
             if frag.doc as usize >= n_docs {
                 return Err(DecodeError::Invalid("a fragment names a missing document"));
             }
+            // A quote runs from one sentence's start to a later one's end, so the ranges must
+            // be in order and apart, not only each inside the text.
+            let mut last_end = 0;
             for &(start, end) in &frag.sentences {
                 if start > end || frag.text.get(start as usize..end as usize).is_none() {
                     return Err(DecodeError::Invalid(
                         "a sentence range is outside its fragment",
                     ));
                 }
+                if start < last_end {
+                    return Err(DecodeError::Invalid(
+                        "sentence ranges are not in order or overlap",
+                    ));
+                }
+                last_end = end;
             }
         }
         for pair in self.terms.windows(2) {
@@ -339,6 +348,12 @@ impl Index {
             {
                 return Err(DecodeError::Invalid("a posting names a missing fragment"));
             }
+            // Lookups binary-search a term's postings by fragment.
+            if term.postings.windows(2).any(|p| p[0].0 >= p[1].0) {
+                return Err(DecodeError::Invalid(
+                    "postings are not sorted by fragment and unique",
+                ));
+            }
         }
         for pair in self.hint_terms.windows(2) {
             if pair[0].term >= pair[1].term {
@@ -353,6 +368,9 @@ impl Index {
             .any(|&(h, _)| h as usize >= n_hints)
         {
             return Err(DecodeError::Invalid("a hint posting names a missing hint"));
+        }
+        if self.site_words.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(DecodeError::Invalid("site words are not sorted and unique"));
         }
         if let Some(vectors) = &self.vectors {
             vectors.validate(n_frags)?;

@@ -45,6 +45,7 @@ mod chunk;
 mod crc;
 mod format;
 mod plain;
+mod question;
 mod quote;
 mod retrieve;
 mod sentence;
@@ -57,19 +58,23 @@ pub use crate::answer::{
     Answer, AnswerConfig, Citation, Confidence, Decline, Mode, Quote, Section, ask,
 };
 pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};
-pub use crate::chunk::{Block, BlockKind, FragmentDraft, SourceDoc, SourceSection, chunk};
+pub use crate::chunk::{
+    Block, BlockKind, FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc, SourceSection,
+    chunk, shorten,
+};
 pub use crate::format::{
     DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
     MAGIC, RoutingHint, TermPostings,
 };
 pub use crate::plain::{MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents};
+pub use crate::question::{MAX_QUESTION_CHARS, QuestionError, check_question};
 pub use crate::retrieve::{
     Fusion, Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_fused, retrieve_with,
 };
 pub use crate::sentence::sentences;
 pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
 pub use crate::vector::{
-    MODEL_VERSION, QueryModel, VectorIndex, encode_query_model, search_vectors,
+    MODEL_VERSION, QueryModel, QueryModelError, VectorIndex, encode_query_model, search_vectors,
 };
-pub use crate::verify::verify_quote;
+pub use crate::verify::{MIN_QUOTE_WORDS, verify_quote};
 pub use crate::wordpiece::{WordPiece, basic_tokens};

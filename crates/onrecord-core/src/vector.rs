@@ -12,6 +12,8 @@
 //! | n_rows × (u32 token id, f32 scale, dims × i8) | rows sorted by token id |
 //! | u32 CRC-32 of everything before | checksum |
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 use crate::bm25::Hit;
@@ -22,6 +24,8 @@ const MODEL_MAGIC: [u8; 8] = *b"ONRQMODL";
 /// The query-model file version this build reads.
 pub const MODEL_VERSION: u32 = 1;
 const NO_ROW: u32 = u32::MAX;
+/// Magic, version, dims, vocabulary length, rows and the checksum: the least a model file has.
+const MODEL_HEADER_LEN: usize = 28;
 
 /// The static query embedder.
 #[derive(Debug, Clone)]
@@ -37,9 +41,13 @@ pub struct QueryModel {
 
 impl QueryModel {
     /// Reads a model file, checking magic, version, checksum and every length. Never panics.
-    pub fn from_bytes(bytes: &[u8]) -> Result<QueryModel, DecodeError> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<QueryModel, QueryModelError> {
+        QueryModel::decode(bytes).map_err(QueryModelError)
+    }
+
+    fn decode(bytes: &[u8]) -> Result<QueryModel, DecodeError> {
         let mut r = Reader { bytes, pos: 0 };
-        if bytes.len() < 28 {
+        if bytes.len() < MODEL_HEADER_LEN {
             return Err(DecodeError::TooShort { len: bytes.len() });
         }
         if r.take(8)? != MODEL_MAGIC {
@@ -155,6 +163,50 @@ impl QueryModel {
         normalize(&mut sum).then_some(sum).filter(|_| hit)
     }
 }
+
+/// Why query-model bytes could not be read: the same kinds of failure as an index's
+/// ([`DecodeError`]), with messages that name the query model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryModelError(DecodeError);
+
+impl QueryModelError {
+    /// What went wrong.
+    pub fn kind(&self) -> &DecodeError {
+        &self.0
+    }
+}
+
+impl fmt::Display for QueryModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            DecodeError::TooShort { len } => write!(
+                f,
+                "query model is {len} bytes, shorter than its {MODEL_HEADER_LEN}-byte header"
+            ),
+            DecodeError::BadMagic => f.write_str("not an onrecord query model (bad magic bytes)"),
+            DecodeError::UnsupportedVersion { found, supported } => write!(
+                f,
+                "query model version {found} is not supported (this build reads version {supported}); rebuild the query model"
+            ),
+            DecodeError::Truncated { expected, found } => write!(
+                f,
+                "query model is truncated: it needs {expected} bytes and has {found}"
+            ),
+            DecodeError::TrailingBytes { extra } => write!(
+                f,
+                "query model has {extra} unexpected bytes before its checksum"
+            ),
+            DecodeError::ChecksumMismatch { expected, found } => write!(
+                f,
+                "query model is corrupt: checksum {found:08x} does not match {expected:08x}"
+            ),
+            DecodeError::Malformed(msg) => write!(f, "query model is malformed: {msg}"),
+            DecodeError::Invalid(what) => write!(f, "query model is inconsistent: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for QueryModelError {}
 
 /// Fragment vectors: one int8 row (with its scale) per fragment, for the model with `model_checksum`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,6 +1,8 @@
 //! Serde DTOs at the JavaScript boundary, converted from core types.
 
-use onrecord_core::{Answer, Citation, Decline, Mode, Quote, Section};
+use onrecord_core::{
+    Answer, Citation, Decline, MAX_QUESTION_CHARS, Mode, QuestionError, Quote, Section,
+};
 use serde::Serialize;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -28,7 +30,7 @@ export interface QuoteDto {
 export interface SectionDto { fragment: number; title: string; section: string; url: string; }
 export interface HintDto { label: string; url: string; locator: string; }
 export interface CitationDto { title: string; section: string; url: string; textFragmentUrl: string; fragmentNo: number; fragmentCount: number; }
-export interface DeclineDto { gate: "no-content-words" | "never-mentioned" | "below-floor" | "unsupported"; message: string; terms: string[]; }
+export interface DeclineDto { gate: "bad-question" | "no-content-words" | "never-mentioned" | "below-floor" | "unsupported"; message: string; terms: string[]; }
 export interface VerifiedQuoteDto { start: number; end: number; text: string; }
 export interface IndexInfoDto { documents: number; fragments: number; terms: number; corpusHash: string; formatVersion: number; }
 "#;
@@ -201,6 +203,16 @@ impl From<Citation> for CitationDto {
 impl From<Decline> for DeclineDto {
     fn from(d: Decline) -> DeclineDto {
         match d {
+            Decline::BadQuestion(why) => DeclineDto {
+                gate: "bad-question",
+                message: match why {
+                    QuestionError::TooLong { chars } => format!(
+                        "Questions can be at most {MAX_QUESTION_CHARS} characters long; this one has {chars}."
+                    ),
+                    _ => "The question holds control characters; please type it again.".into(),
+                },
+                terms: Vec::new(),
+            },
             Decline::NoContentWords => DeclineDto {
                 gate: "no-content-words",
                 message: "Ask a question with some words these pages could contain.".into(),
