@@ -139,6 +139,7 @@ pub(crate) fn partial_answer(buf: &str) -> Option<(String, bool)> {
                         None => {}
                     }
                 }
+                Some(c) if c.is_control() => out.push(' '),
                 Some(c) => out.push(c),
                 None => break,
             },
@@ -155,6 +156,90 @@ pub(crate) fn partial_answer(buf: &str) -> Option<(String, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use onrecord_core::{
+        Block, IndexBuilder, IndexSettings, Lang, SourceDoc, SourceSection, chunk,
+    };
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    const TEXT: &str =
+        "Unused parts and accessories can be returned within 60 days. Helmets only sealed.";
+
+    fn index() -> Index {
+        let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+        for (i, text) in [TEXT, "You have 30 days from the day of delivery."]
+            .iter()
+            .enumerate()
+        {
+            let doc = SourceDoc {
+                path: format!("{i}.md"),
+                url: format!("/{i}/"),
+                title: "Returns".into(),
+                lang: Lang::English,
+                themes: vec![],
+                sections: vec![SourceSection {
+                    heading_path: vec!["Parts".into()],
+                    anchor: "parts".into(),
+                    blocks: vec![Block::paragraph(*text)],
+                }],
+            };
+            builder.add(&doc, &chunk(&doc, 800));
+        }
+        builder.finish()
+    }
+
+    /// Model output: the contract's shape with quotes cut anywhere from the fragments, or
+    /// that shape broken.
+    fn model_output() -> impl Strategy<Value = String> {
+        let claim =
+            (0..TEXT.len(), 0..TEXT.len(), 0u32..4, any::<bool>()).prop_map(|(a, b, f, upper)| {
+                let (a, b) = (a.min(b), a.max(b));
+                let quote = TEXT.get(a..b).unwrap_or("");
+                let quote = if upper {
+                    quote.to_uppercase()
+                } else {
+                    quote.to_string()
+                };
+                json!({"quote": quote, "fragment": f})
+            });
+        (
+            any::<bool>(),
+            proptest::collection::vec(claim, 0..10),
+            0usize..400,
+            any::<u8>(),
+        )
+            .prop_map(|(found, claims, cut, junk)| {
+                let whole = json!({"found": found, "answer": "a", "claims": claims}).to_string();
+                match junk % 4 {
+                    0 => whole.get(..cut.min(whole.len())).unwrap_or("").to_string(),
+                    1 => format!("{whole}{}", char::from(junk)),
+                    _ => whole,
+                }
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn any_model_output_gives_verified_claims_or_a_decline(content in model_output()) {
+            let index = index();
+            let s = check(&index, &[0, 1], &content, Some("stop"));
+            for c in &s.claims {
+                prop_assert!(c.fragment < 2);
+                let text = &index.fragments[c.fragment as usize].text;
+                prop_assert_eq!(text.get(c.start as usize..c.end as usize), Some(c.text.as_str()));
+                prop_assert_eq!(onrecord_core::verify_quote(text, &c.text), Some(c.start as usize..c.end as usize));
+            }
+            prop_assert_eq!(s.mode == "answer", !s.claims.is_empty());
+        }
+
+        #[test]
+        fn a_partial_answer_never_panics_and_never_grows_past_the_cap(buf in "\\PC{0,80}(\"answer\" ?: ?\")?(\\PC|\\\\u[0-9a-f]{0,4}|\\\\.){0,700}") {
+            if let Some((text, _)) = partial_answer(&buf) {
+                prop_assert!(text.chars().count() <= MAX_ANSWER_CHARS);
+                prop_assert!(!text.contains('\0'));
+            }
+        }
+    }
 
     #[test]
     fn partial_answer_follows_the_stream() {

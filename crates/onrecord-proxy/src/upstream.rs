@@ -479,3 +479,77 @@ struct WholeChoice {
 struct Message {
     content: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const KEY: &str = "sk-test-9Qe2Lm7Xv4Rb8Tn1Kc5Wd3Hy6Zp0Fs";
+
+    fn longest_key_run(text: &str, key: &str) -> usize {
+        let key: Vec<char> = key.chars().collect();
+        let text: Vec<char> = text.chars().collect();
+        (0..text.len())
+            .flat_map(|i| (0..key.len()).map(move |j| (i, j)))
+            .map(|(i, j)| {
+                text[i..]
+                    .iter()
+                    .zip(&key[j..])
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn a_key_arriving_a_character_at_a_time_is_never_shown() {
+        let filter = KeyFilter::new(&ApiKey::new(KEY.into())).unwrap();
+        let text = format!("key: {KEY} end");
+        let mut shown = Vec::new();
+        for end in text.char_indices().map(|(i, _)| i).skip(1) {
+            shown.push(filter.filter(&text[..end], true));
+        }
+        shown.push(filter.filter(&text, false));
+        for s in &shown {
+            assert!(longest_key_run(s, KEY) < 3, "{s:?}");
+        }
+        assert_eq!(shown.last().unwrap(), "key: [redacted] end");
+        // A key shorter than the run is redacted whole, and only whole.
+        let short = KeyFilter::new(&ApiKey::new("abc".into())).unwrap();
+        assert_eq!(
+            short.filter("ab abc abcabc", false),
+            "ab [redacted] [redacted][redacted]"
+        );
+        assert!(KeyFilter::new(&ApiKey::new(String::new())).is_none());
+    }
+
+    proptest! {
+        // Whatever the text around it and however it is cut, no draft holds eight characters
+        // of the key in a row, and the finished text holds no piece of it that long either.
+        #[test]
+        fn no_draft_shows_a_run_of_the_key(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just(KEY.to_string()),
+                    (0..KEY.len(), 1..KEY.len()).prop_map(|(a, n)| KEY[a..(a + n).min(KEY.len())].to_string()),
+                    "[a-zA-Z0-9 .-]{0,12}",
+                ],
+                0..8,
+            ),
+            cuts in proptest::collection::vec(any::<usize>(), 0..20),
+        ) {
+            let filter = KeyFilter::new(&ApiKey::new(KEY.into())).unwrap();
+            let text: String = parts.concat();
+            let mut ends: Vec<usize> = cuts.iter().map(|c| c % (text.len() + 1)).collect();
+            ends.sort_unstable();
+            for end in ends {
+                let shown = filter.filter(&text[..end], true);
+                prop_assert!(longest_key_run(&shown, KEY) < MIN_KEY_RUN, "{:?}", shown);
+            }
+            let done = filter.filter(&text, false);
+            prop_assert!(longest_key_run(&done, KEY) < MIN_KEY_RUN, "{:?}", done);
+        }
+    }
+}
