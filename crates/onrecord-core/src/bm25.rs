@@ -127,10 +127,18 @@ impl IndexBuilder {
                 );
                 context = Some((draft.section, heading_path, counts));
             }
-            let Some((_, heading_path, section_counts)) = &context else {
+            let Some((_, heading_path, section_counts)) = &mut context else {
                 continue;
             };
-            let mut counts = section_counts.clone();
+            // The section's last fragment takes its counts instead of copying them.
+            let more_in_section = drafts
+                .get(position + 1)
+                .is_some_and(|next| next.section == draft.section);
+            let mut counts = if more_in_section {
+                section_counts.clone()
+            } else {
+                std::mem::take(section_counts)
+            };
             counts.add(&draft.text, 1, doc.lang, &analyzer);
             let frag_idx = self.fragments.len() as u32;
             for (term, count) in counts.tf {

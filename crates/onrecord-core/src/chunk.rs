@@ -19,7 +19,8 @@ pub const MAX_HEADING_CHARS: usize = 200;
 /// `text` cut to at most `max` characters, at the last space before the limit when there is
 /// one, and ending in "…" when it was cut.
 pub fn shorten(text: &str, max: usize) -> Cow<'_, str> {
-    if text.char_indices().nth(max).is_none() {
+    // No more bytes than the limit means no more characters either.
+    if text.len() <= max || text.char_indices().nth(max).is_none() {
         return Cow::Borrowed(text);
     }
     // One character is left for the ellipsis.

@@ -25,10 +25,24 @@ fn words(n: usize) -> String {
     s
 }
 
+/// 2 MB of ordinary notes: sections of a few paragraphs of sentences. The peer every shape is
+/// compared with in the benchmark.
+pub fn ordinary() -> String {
+    fill(
+        "# Workshop notes\n\n",
+        "## Returns and refunds\n\nBikes can be returned within 30 days of delivery. The odometer must \
+         show less than 50 km, and we deduct a usage fee of EUR 150 above that. Refunds arrive \
+         within 14 days.\n\nUnused parts and accessories can be returned within 60 days in their \
+         original packaging. Helmets only with the seal unbroken.\n\n- Frame: five years\n\
+         - Battery: two years\n\n",
+    )
+}
+
 /// `(name, text)` of every shape.
 pub fn shapes() -> Vec<(&'static str, String)> {
     let mb = 1_000_000;
     vec![
+        ("ordinary notes", ordinary()),
         // Each `[` used to scan the rest of the paragraph for `](`.
         ("open brackets", fill("", "[")),
         ("links without a closing parenthesis", fill("", "[a](b ")),
