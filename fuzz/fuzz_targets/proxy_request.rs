@@ -1,6 +1,8 @@
-//! The proxy's request parsing: the input is what a client sends on one connection (then it
-//! closes its side). The proxy, over the fixture index and an upstream that cannot be reached,
-//! must answer with one of its statuses or close, within seconds, and never panic.
+//! The proxy's request parsing: the input is what a client sends on one connection. The proxy,
+//! over the fixture index and an upstream that cannot be reached, must answer with one of its
+//! statuses or close, within seconds, and never panic. The client keeps its side open (a
+//! half-close counts as leaving, and the request would be dropped) and stops reading after a
+//! pause; the runtime's clock is paused, so pauses and timeouts cost no real time.
 #![no_main]
 
 use std::net::SocketAddr;
@@ -34,6 +36,7 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     RT.get_or_init(|| {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
+            .start_paused(true)
             .build()
             .expect("runtime")
     })
@@ -46,9 +49,16 @@ fuzz_target!(|data: &[u8]| {
         let peer: SocketAddr = "192.0.2.9:4000".parse().expect("address");
         let talk = async move {
             let _ = client.write_all(&data).await;
-            let _ = client.shutdown().await;
             let mut got = Vec::new();
-            let _ = client.read_to_end(&mut got).await;
+            let mut buf = [0u8; 8192];
+            loop {
+                let wait = Duration::from_millis(if got.is_empty() { 5_000 } else { 50 });
+                match tokio::time::timeout(wait, client.read(&mut buf)).await {
+                    Ok(Ok(n)) if n > 0 => got.extend_from_slice(&buf[..n]),
+                    _ => break,
+                }
+            }
+            drop(client);
             got
         };
         let served = proxy().serve_connection(server, peer);
