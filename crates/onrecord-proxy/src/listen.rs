@@ -33,7 +33,7 @@ use crate::limits::Connections;
 
 /// What a connection over a cap gets before it is closed.
 const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
-retry-after: 1\r\nconnection: close\r\ncontent-length: 41\r\n\r\n{\"error\":\"too many connections; try again\"}";
+retry-after: 1\r\nconnection: close\r\ncontent-length: 43\r\n\r\n{\"error\":\"too many connections; try again\"}";
 
 /// Accepts connections until `shutdown` resolves, then waits for the replies in progress.
 pub(crate) async fn serve(
@@ -94,12 +94,17 @@ where
 }
 
 /// Answers 503 without waiting. A fresh socket's send buffer is empty, so the short reply goes
-/// out at once; what the client already sent is read away so that closing sends a normal end
-/// of stream rather than a reset.
+/// out at once; what the client already sent (up to 64 KiB: a client sending without pause must
+/// not keep this loop busy) is read away so that closing sends a normal end of stream rather
+/// than a reset.
 fn refuse(stream: &TcpStream) {
     let _ = stream.try_write(REFUSED);
     let mut sink = [0u8; 4096];
-    while matches!(stream.try_read(&mut sink), Ok(n) if n > 0) {}
+    for _ in 0..16 {
+        if !matches!(stream.try_read(&mut sink), Ok(n) if n > 0) {
+            break;
+        }
+    }
 }
 
 type Connection<I> = hyper::server::conn::http1::Connection<TokioIo<Stalls<I>>, Handler>;
@@ -227,5 +232,25 @@ impl<I: AsyncWrite + Unpin> AsyncWrite for Stalls<I> {
         let res = Pin::new(&mut self.inner).poll_shutdown(cx);
         self.stall.note(res.is_pending());
         res
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_refusal_is_a_well_formed_reply() {
+        let text = std::str::from_utf8(REFUSED).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length: "))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(length, body.len());
+        let json: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert!(json["error"].is_string());
     }
 }

@@ -165,6 +165,8 @@ async fn a_connection_over_the_cap_gets_503_and_is_closed() {
     let refused = exchange_from(&h, "127.0.0.1", "one too many").await;
     assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
     assert!(refused.contains("retry-after: 1"), "{refused}");
+    let (_, body) = refused.split_once("\r\n\r\n").expect("a head and a body");
+    assert_eq!(body, "{\"error\":\"too many connections; try again\"}");
     assert_eq!(
         h.fake.calls(),
         4,
