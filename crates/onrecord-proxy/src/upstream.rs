@@ -13,7 +13,7 @@ use serde::Deserialize;
 use tokio::time::{sleep, timeout};
 
 /// The upstream API key. It has no `Display`, its `Debug` is redacted, the header built from it
-/// is marked sensitive, and text shown to visitors passes a [`KeyFilter`].
+/// is marked sensitive, and text shown to visitors passes a `KeyFilter`.
 #[derive(Clone)]
 pub struct ApiKey(String);
 
