@@ -22,9 +22,10 @@ fn index_of(text: &str) -> Result<Index, PlainError> {
 }
 
 /// The regression guard's bound per 2 MB file. Every shape takes well under a second in a
-/// release build (`benches/visitor_files.rs` has the medians); `cargo test` builds without
-/// optimisation, about ten times slower, on a CI machine that may be busy. The quadratic
-/// readers this guards against took 50 s to over 300 s for these files in a release build.
+/// release build (`build-index/benches/visitor_files.rs` has the medians); `cargo test`
+/// builds without optimisation, about ten times slower, on a CI machine that may be busy. The
+/// quadratic reader this guards against took 40 s to over 300 s for some of these files in a
+/// release build.
 const BOUND: Duration = if cfg!(debug_assertions) {
     Duration::from_secs(30)
 } else {

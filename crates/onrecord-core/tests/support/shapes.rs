@@ -1,6 +1,6 @@
 //! Pathological visitor files (issue 14): each shape is about 2 MB, the most a visitor may drop
 //! (`MAX_FILE_BYTES`). Shared by the size/time guard (`tests/visitor_files.rs`) and the benchmark
-//! (`benches/visitor_files.rs`).
+//! (`build-index/benches/visitor_files.rs`).
 
 /// Repeats `unit` until the text is as long as it may be (at most `MAX_FILE_BYTES`).
 fn fill(head: &str, unit: &str) -> String {

@@ -1,9 +1,9 @@
 //! Indexing 2 MB visitor files of each pathological shape (issue 14), against 2 MB of ordinary
-//! notes measured in the same run: `cargo bench -p onrecord-core --bench visitor_files`.
+//! notes measured in the same run: `cargo bench -p build-index --bench visitor_files`.
 //! The medians are in the README's security section.
 
 #[allow(dead_code, unreachable_pub)]
-#[path = "../tests/support/shapes.rs"]
+#[path = "../../crates/onrecord-core/tests/support/shapes.rs"]
 mod shapes;
 
 use std::time::Duration;
