@@ -118,7 +118,8 @@ impl IndexBuilder {
                     .iter()
                     .map(|h| shorten(h, MAX_HEADING_CHARS).into_owned())
                     .collect();
-                let mut counts = page.clone();
+                let mut counts = Counts::default();
+                counts.absorb(&page);
                 counts.add(
                     &heading_path.join(". "),
                     HEADING_WEIGHT,
@@ -134,11 +135,12 @@ impl IndexBuilder {
             let more_in_section = drafts
                 .get(position + 1)
                 .is_some_and(|next| next.section == draft.section);
-            let mut counts = if more_in_section {
-                section_counts.clone()
+            let mut counts = Counts::default();
+            if more_in_section {
+                counts.absorb(section_counts);
             } else {
-                std::mem::take(section_counts)
-            };
+                counts = std::mem::take(section_counts);
+            }
             counts.add(&draft.text, 1, doc.lang, &analyzer);
             let frag_idx = self.fragments.len() as u32;
             for (term, count) in counts.tf {
@@ -200,7 +202,7 @@ impl IndexBuilder {
 }
 
 /// Weighted term frequencies of some text, and their total (the BM25 length).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 struct Counts {
     tf: BTreeMap<String, u32>,
     n_terms: u32,
@@ -220,6 +222,15 @@ impl Counts {
             *tf = tf.saturating_add(weight);
             self.n_terms = self.n_terms.saturating_add(weight);
         }
+    }
+
+    /// Adds `other`'s counts to these.
+    fn absorb(&mut self, other: &Counts) {
+        for (term, &count) in &other.tf {
+            let tf = self.tf.entry(term.clone()).or_default();
+            *tf = tf.saturating_add(count);
+        }
+        self.n_terms = self.n_terms.saturating_add(other.n_terms);
     }
 }
 

@@ -29,11 +29,13 @@ pub fn shorten(text: &str, max: usize) -> Cow<'_, str> {
         .nth(max.saturating_sub(1))
         .map_or(0, |(i, _)| i);
     let head = text.get(..end).unwrap_or("");
-    let head = match head.rfind(' ') {
+    let head = match head.rfind(char::is_whitespace) {
         Some(space) if space > head.len() / 2 => head.get(..space).unwrap_or(head),
         _ => head,
     };
-    Cow::Owned(format!("{}…", head.trim_end()))
+    let mut short = head.trim_end().to_owned();
+    short.push('…');
+    Cow::Owned(short)
 }
 
 /// A document as the markdown parser hands it to the core.
@@ -245,7 +247,9 @@ fn split_long(text: &str, range: Range<usize>, max_chars: usize) -> Vec<Range<us
             res.push(start..range.end);
             break;
         };
-        let cut = rest[..hard_end]
+        let cut = rest
+            .get(..hard_end)
+            .unwrap_or(rest)
             .rfind(char::is_whitespace)
             .filter(|&i| i > 0)
             .unwrap_or(hard_end);

@@ -47,16 +47,15 @@ impl std::error::Error for QuestionError {}
 /// ```
 pub fn check_question(question: &str) -> Result<&str, QuestionError> {
     let question = question.trim();
-    if question
-        .chars()
-        .any(|c| c.is_control() && !c.is_whitespace())
-    {
-        return Err(QuestionError::ControlCharacter);
+    let mut chars = 0;
+    for c in question.chars() {
+        if c.is_control() && !c.is_whitespace() {
+            return Err(QuestionError::ControlCharacter);
+        }
+        chars += 1;
     }
-    if question.chars().nth(MAX_QUESTION_CHARS).is_some() {
-        return Err(QuestionError::TooLong {
-            chars: question.chars().count(),
-        });
+    if chars > MAX_QUESTION_CHARS {
+        return Err(QuestionError::TooLong { chars });
     }
     Ok(question)
 }

@@ -178,31 +178,7 @@ impl QueryModelError {
 
 impl fmt::Display for QueryModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            DecodeError::TooShort { len } => write!(
-                f,
-                "query model is {len} bytes, shorter than its {MODEL_HEADER_LEN}-byte header"
-            ),
-            DecodeError::BadMagic => f.write_str("not an onrecord query model (bad magic bytes)"),
-            DecodeError::UnsupportedVersion { found, supported } => write!(
-                f,
-                "query model version {found} is not supported (this build reads version {supported}); rebuild the query model"
-            ),
-            DecodeError::Truncated { expected, found } => write!(
-                f,
-                "query model is truncated: it needs {expected} bytes and has {found}"
-            ),
-            DecodeError::TrailingBytes { extra } => write!(
-                f,
-                "query model has {extra} unexpected bytes before its checksum"
-            ),
-            DecodeError::ChecksumMismatch { expected, found } => write!(
-                f,
-                "query model is corrupt: checksum {found:08x} does not match {expected:08x}"
-            ),
-            DecodeError::Malformed(msg) => write!(f, "query model is malformed: {msg}"),
-            DecodeError::Invalid(what) => write!(f, "query model is inconsistent: {what}"),
-        }
+        self.0.describe(f, "query model", MODEL_HEADER_LEN)
     }
 }
 
@@ -340,9 +316,10 @@ impl<'a> Reader<'a> {
             .checked_add(n)
             .filter(|&e| e <= self.bytes.len().saturating_sub(4));
         let Some(end) = end else {
+            // Both counted without the trailing checksum, as the index counts its payload.
             return Err(DecodeError::Truncated {
-                expected: (self.pos + n) as u64,
-                found: self.bytes.len() as u64,
+                expected: self.pos.saturating_add(n) as u64,
+                found: self.bytes.len().saturating_sub(4) as u64,
             });
         };
         let slice = &self.bytes[self.pos..end];
