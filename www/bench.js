@@ -11,8 +11,8 @@ const QUESTIONS = [
 ];
 const ROUNDS = 10;
 
-const out = document.getElementById('out');
-const bytes = async (url) => {
+const out = /** @type {HTMLElement} */ (document.getElementById('out'));
+const bytes = async (/** @type {string} */ url) => {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
   return new Uint8Array(await res.arrayBuffer());
@@ -20,12 +20,14 @@ const bytes = async (url) => {
 try {
   const wasm = await import('./dist/pkg/onrecord_wasm.js');
   await wasm.default();
+  /** @type {Record<string, any>} */
   const results = {};
   let model = null;
   for (const size of ['1k', '10k', '100k']) {
     let t = performance.now();
     const engine = new wasm.Engine(await bytes(`dist/bench/index-${size}.onr`));
     const loadMs = performance.now() - t;
+    /** @type {[string, boolean][]} */
     const modes = [['lexical', false]];
     if (engine.hasVectors()) modes.push(['hybrid', true]);
     results[size] = { fragments: engine.info().fragments, load_ms: loadMs };
@@ -34,6 +36,7 @@ try {
         model = new wasm.QueryModel(await bytes('dist/bench/query-model.onq'));
         engine.setQueryModel(model);
       }
+      /** @type {number[]} */
       const times = [];
       for (let r = 0; r < ROUNDS; r++) {
         for (const q of QUESTIONS) {
@@ -43,7 +46,7 @@ try {
         }
       }
       times.sort((a, b) => a - b);
-      const at = (p) => times[Math.round((times.length - 1) * p)];
+      const at = (/** @type {number} */ p) => times[Math.round((times.length - 1) * p)];
       results[size][name] = { n: times.length, p50_ms: at(0.5), p95_ms: at(0.95) };
     }
     engine.free();
@@ -51,6 +54,6 @@ try {
   out.textContent = JSON.stringify(results, null, 2);
   out.dataset.done = 'yes';
 } catch (err) {
-  out.textContent = `benchmark failed: ${err.message ?? err}`;
+  out.textContent = `benchmark failed: ${err instanceof Error ? err.message : err}`;
   out.dataset.done = 'failed';
 }

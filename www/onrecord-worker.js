@@ -1,58 +1,60 @@
 // onrecord engine worker: the wasm engine runs here, off the page's main thread, so decoding a
-// large index (577 ms at 100k fragments in Chromium) never freezes the page. The loader
-// (onrecord.js) sends { id, op, ...args } and gets back { id, result } or { id, error, name }.
-//   init {glue, wasm}           compile the module (once)
-//   load {index}                fetch and decode the site's index → { vectors }
-//   model {url}                 add the query model (matching by meaning)
-//   documents {names, texts, lang}   index a visitor's files in memory
-//   forget                      drop the visitor's files
-//   ask {which, question}       'site' or 'local' → AnswerDto
-//   info                        the site index's IndexInfoDto (version, corpus hash)
-//   verifyQuote {fragment, text}   re-check a model's quote against the site index (summary.js)
-let wasm = null;
-let site = null;
-let local = null;
+// large index (577 ms at 100k fragments in Chromium) never freezes the page. It serves the
+// requests declared in onrecord/protocol.js; it holds the site's engine and the visitor's files.
+import { serve } from './onrecord/protocol.js';
 
-const ops = {
+/**
+ * @typedef {typeof import('./dist/pkg/onrecord_wasm.js')} Wasm
+ * @typedef {import('./dist/pkg/onrecord_wasm.js').Engine} Engine
+ */
+
+/** @type {Wasm | null} */
+let wasm = null;
+/** @type {Engine | null} */
+let site = null;
+/** @type {Engine | null} */
+let documents = null;
+
+const compiled = () => {
+  if (!wasm) throw new Error('the engine is not started');
+  return wasm;
+};
+const loaded = () => {
+  if (!site) throw new Error('no index loaded');
+  return site;
+};
+
+serve({
   async init({ glue, wasm: module }) {
     if (wasm) return;
-    const loaded = await import(glue);
-    await loaded.default({ module_or_path: module });
-    wasm = loaded;
+    /** @type {Wasm} */
+    const glueModule = await import(glue);
+    await glueModule.default({ module_or_path: module });
+    wasm = glueModule;
   },
   async load({ index }) {
-    site = await wasm.loadEngine(index);
+    site = await compiled().loadEngine(index);
     return { vectors: site.hasVectors() };
   },
   async model({ url }) {
-    site.setQueryModel(await wasm.loadQueryModel(url));
+    const model = await compiled().loadQueryModel(url);
+    loaded().setQueryModel(model);
   },
   documents({ names, texts, lang }) {
-    local?.free();
-    local = null;
-    local = wasm.Engine.fromDocuments(names, texts, lang);
+    // Built before the old one is dropped: refused files keep the previous ones askable.
+    const next = compiled().Engine.fromDocuments(names, texts, lang);
+    documents?.free();
+    documents = next;
   },
   forget() {
-    local?.free();
-    local = null;
+    documents?.free();
+    documents = null;
   },
-  info() {
-    return site.info();
-  },
-  verifyQuote({ fragment, text }) {
-    return site.verifyQuote(fragment, text);
-  },
-  ask({ which, question }) {
-    const engine = which === 'local' ? local : site;
-    if (!engine) throw new Error(`no ${which === 'local' ? 'documents' : 'index'} loaded`);
+  info: () => loaded().info(),
+  verifyQuote: ({ fragment, text }) => loaded().verifyQuote(fragment, text),
+  ask({ corpus, question }) {
+    const engine = corpus === 'documents' ? documents : site;
+    if (!engine) throw new Error(`no ${corpus === 'documents' ? 'documents' : 'index'} loaded`);
     return engine.ask(question);
   },
-};
-
-self.onmessage = async ({ data: { id, op, ...args } }) => {
-  try {
-    self.postMessage({ id, result: await ops[op](args) });
-  } catch (err) {
-    self.postMessage({ id, error: (err && err.message) || String(err), name: err?.name ?? 'Error' });
-  }
-};
+});

@@ -3,15 +3,22 @@
 // it with the validated result, re-checking every quote against this page's own index with
 // engine.verifyQuote. Nothing the model wrote stays on screen unless it is a verbatim quote of a
 // fragment that was sent. Everything is rendered with textContent; no HTML is ever parsed.
+// Its sentences come from onrecord/messages.js, in the widget's language.
+import { messagesFor } from './onrecord/messages.js';
 
-const REASONS = {
-  'model-declined': 'The model found no answer in these passages.',
-  'no-verified-quote': 'The model’s answer could not be checked against these pages, so it is not shown.',
-  'model-output-invalid': 'The model replied in an unusable form, so nothing is shown.',
-  'model-output-cut': 'The model’s reply was cut off, so nothing is shown.',
-};
+/**
+ * @typedef {import('./dist/pkg/onrecord_wasm.js').AnswerDto} AnswerDto
+ * @typedef {import('./dist/pkg/onrecord_wasm.js').IndexInfoDto} IndexInfoDto
+ * @typedef {import('./dist/pkg/onrecord_wasm.js').VerifiedQuoteDto} VerifiedQuoteDto
+ * @typedef {{ mode: 'answer' | 'not-found' | 'error', shown: number, dropped: number, droppedHere: number, error?: string }} SummaryResult
+ * @typedef {{ fragment: number, text: string, title?: string, section?: string, url?: string }} Claim
+ * @typedef {object} SummaryEngine  the wasm Engine (sync) or the widget's worker handle (async)
+ * @property {() => IndexInfoDto | Promise<IndexInfoDto>} [info]
+ * @property {(fragment: number, text: string) => VerifiedQuoteDto | null | Promise<VerifiedQuoteDto | null>} [verifyQuote]
+ */
 
-/** The proxy endpoint for a `data-proxy` value: a base URL or the full /v1/summary URL. */
+/** The proxy endpoint for a `data-proxy` value: a base URL or the full /v1/summary URL.
+ * @param {string} proxyUrl */
 export function summaryEndpoint(proxyUrl) {
   const url = new URL(proxyUrl, document.baseURI);
   if (!url.pathname.endsWith('/v1/summary')) {
@@ -25,55 +32,62 @@ export function summaryEndpoint(proxyUrl) {
  * `proxy` (or `proxyUrl`) is the data-proxy value; the fragments are `fragments`, or those of
  * `answer.quotes` (the extractive answer the widget showed). `engine` needs `info()` and
  * `verifyQuote(fragment, text)`, sync (the wasm Engine) or async (a worker handle); without
- * them nothing from the model can be checked, so nothing is asked or shown.
+ * them nothing from the model can be checked, so nothing is asked or shown. `lang` picks the
+ * language of its sentences (English by default).
  * Resolves to `{ mode, shown, dropped, droppedHere, error }`; never rejects on proxy failures.
+ * @param {{ proxy?: string | null, proxyUrl?: string, engine?: SummaryEngine | null, question: string,
+ *   answer?: AnswerDto | null, fragments?: number[], container: HTMLElement, signal?: AbortSignal, lang?: string }} request
+ * @returns {Promise<SummaryResult>}
  */
-export async function askForSummary({ proxy, proxyUrl, engine, question, answer, fragments, container, signal }) {
+export async function askForSummary({ proxy, proxyUrl, engine, question, answer, fragments, container, signal, lang = 'en' }) {
+  const msgs = messagesFor(lang).summary;
   const ids = fragments ?? (answer?.quotes ?? []).map((q) => q.fragment);
   const sent = [...new Set(ids)].filter(Number.isInteger).slice(0, 8);
   container.querySelector(':scope > .onrecord-summary')?.remove();
   const root = el('section', 'onrecord-summary');
-  root.setAttribute('aria-label', 'Model summary');
+  root.setAttribute('aria-label', msgs.label);
   const status = el('p', 'onrecord-summary-status');
   status.setAttribute('role', 'status');
   status.setAttribute('aria-live', 'polite');
-  status.textContent = 'Asking for a summary…';
+  status.textContent = msgs.asking;
   root.append(status);
   container.append(root);
+  /** @type {HTMLElement | null} */
   let draft = null;
 
-  const showDraft = (text) => {
+  const showDraft = (/** @type {string} */ text) => {
     if (!draft) {
       draft = el('p', 'onrecord-summary-draft');
       draft.dataset.provisional = 'true';
       const label = el('span', 'onrecord-summary-draft-label');
-      label.textContent = 'Draft, not yet checked: ';
+      label.textContent = msgs.draft;
       draft.append(label, el('span', 'onrecord-summary-draft-text'));
       root.append(draft);
     }
-    draft.lastChild.textContent = text;
+    /** @type {Node} */ (draft.lastChild).textContent = text;
   };
+  /** @param {string} message @returns {SummaryResult} */
   const fail = (message) => {
     draft?.remove();
     status.setAttribute('role', 'alert');
-    status.textContent = `Summary unavailable: ${message}`;
+    status.textContent = msgs.unavailable(message);
     return { mode: 'error', shown: 0, dropped: 0, droppedHere: 0, error: message };
   };
 
   if (typeof engine?.verifyQuote !== 'function' || typeof engine?.info !== 'function') {
-    return fail('this page cannot check the model’s quotes');
+    return fail(msgs.cannotCheck);
   }
-  if (sent.length === 0) return fail('there are no passages to summarise');
+  if (sent.length === 0) return fail(msgs.noPassages);
   let info;
   try {
     info = await engine.info();
   } catch (err) {
-    return fail(`the search index is not ready (${err.message})`);
+    return fail(msgs.notReady(messageOf(err)));
   }
 
   let response;
   try {
-    response = await fetch(summaryEndpoint(proxy ?? proxyUrl), {
+    response = await fetch(summaryEndpoint(/** @type {string} */ (proxy ?? proxyUrl)), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({
@@ -85,10 +99,10 @@ export async function askForSummary({ proxy, proxyUrl, engine, question, answer,
       signal,
     });
   } catch (err) {
-    return fail(`the summary service cannot be reached (${err.message})`);
+    return fail(msgs.unreachable(messageOf(err)));
   }
-  if (!response.ok) {
-    let message = `HTTP ${response.status}`;
+  if (!response.ok || !response.body) {
+    let message = msgs.http(response.status);
     try {
       const body = await response.json();
       if (typeof body.error === 'string') message = body.error;
@@ -100,32 +114,39 @@ export async function askForSummary({ proxy, proxyUrl, engine, question, answer,
   try {
     for await (const [name, data] of events(response.body)) {
       if (name === 'provisional' && typeof data.text === 'string') {
-        status.textContent = 'The model is writing; its draft is checked before it is kept.';
+        status.textContent = msgs.writing;
         showDraft(data.text);
       } else if (name === 'summary') {
         final = data;
         break;
       } else if (name === 'error') {
-        return fail(typeof data.error === 'string' ? data.error : 'the model call failed');
+        return fail(typeof data.error === 'string' ? data.error : msgs.callFailed);
       }
     }
   } catch (err) {
-    return fail(`the summary stream broke off (${err.message})`);
+    return fail(msgs.brokeOff(messageOf(err)));
   }
-  if (!final) return fail('the summary stream ended without a result');
-  draft?.remove();
-  return render(final, { engine, sent, root, status });
+  if (!final) return fail(msgs.noResult);
+  /** @type {HTMLElement | null} */ (draft)?.remove(); // set by showDraft
+  return render(final, { engine, sent, root, status, msgs });
 }
 
-/** Renders the validated summary, keeping only quotes this page's own index confirms. */
-async function render(summary, { engine, sent, root, status }) {
+/**
+ * Renders the validated summary, keeping only quotes this page's own index confirms.
+ * @param {any} summary the proxy's reply, untrusted
+ * @param {{ engine: SummaryEngine, sent: number[], root: HTMLElement, status: HTMLElement,
+ *   msgs: import('./onrecord/messages.js').Messages['summary'] }} where
+ * @returns {Promise<SummaryResult>}
+ */
+async function render(summary, { engine, sent, root, status, msgs }) {
+  /** @type {Claim[]} */
   const claims = Array.isArray(summary.claims) ? summary.claims : [];
   const kept = [];
   for (const claim of claims) {
     if (!sent.includes(claim.fragment) || typeof claim.text !== 'string') continue;
     let check = null;
     try {
-      check = await engine.verifyQuote(claim.fragment, claim.text);
+      check = await engine.verifyQuote?.(claim.fragment, claim.text);
     } catch {
       check = null; // a quote that cannot be checked is not shown
     }
@@ -136,7 +157,7 @@ async function render(summary, { engine, sent, root, status }) {
   const droppedHere = claims.length - kept.length;
   const dropped = (Number.isInteger(summary.dropped) ? summary.dropped : 0) + droppedHere;
   if (summary.mode !== 'answer' || kept.length === 0) {
-    status.textContent = REASONS[summary.reason] ?? 'No checked answer from the model.';
+    status.textContent = msgs.nothing(summary.reason);
     return { mode: 'not-found', shown: 0, dropped, droppedHere };
   }
   const list = el('div', 'onrecord-summary-quotes');
@@ -145,7 +166,7 @@ async function render(summary, { engine, sent, root, status }) {
     const quote = el('blockquote', 'onrecord-summary-quote');
     quote.textContent = claim.text;
     const cite = el('figcaption', 'onrecord-summary-cite');
-    const label = [claim.title, claim.section].filter(Boolean).join(' › ');
+    const label = [claim.title, claim.section].filter(Boolean).join(' › '); // as messages.citation
     const href = sameOriginPath(claim.url);
     if (href) {
       const a = el('a');
@@ -159,13 +180,11 @@ async function render(summary, { engine, sent, root, status }) {
     list.append(figure);
   }
   root.append(list);
-  const n = kept.length;
-  status.textContent = `Summary: ${n} checked quote${n === 1 ? '' : 's'}` +
-    (dropped ? `; ${dropped} unchecked quote${dropped === 1 ? '' : 's'} left out.` : '.');
-  return { mode: 'answer', shown: n, dropped, droppedHere };
+  status.textContent = msgs.result(kept.length, dropped);
+  return { mode: 'answer', shown: kept.length, dropped, droppedHere };
 }
 
-/** Only same-origin http(s) paths become links. */
+/** Only same-origin http(s) paths become links. @param {unknown} url */
 function sameOriginPath(url) {
   if (typeof url !== 'string' || !url.startsWith('/') || url.startsWith('//')) return null;
   try {
@@ -176,7 +195,8 @@ function sameOriginPath(url) {
   }
 }
 
-/** Server-sent events from a fetch body: yields [event name, parsed data]. */
+/** Server-sent events from a fetch body: yields [event name, parsed data].
+ * @param {ReadableStream<Uint8Array>} body @returns {AsyncGenerator<[string, any]>} */
 async function* events(body) {
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -213,8 +233,12 @@ async function* events(body) {
   }
 }
 
+/** @template {keyof HTMLElementTagNameMap} T @param {T} tag @param {string} [className] */
 function el(tag, className) {
   const node = document.createElement(tag);
   if (className) node.className = className;
   return node;
 }
+
+/** @param {unknown} err */
+const messageOf = (err) => (err instanceof Error ? err.message : String(err));

@@ -23,7 +23,7 @@ pub fn replicated_index(
     let options = Options::standard();
     let mut docs: Vec<SourceDoc> = Vec::new();
     for rel in files.iter().filter(|f| f.ends_with(".md")) {
-        docs.push(parse_page(rel, &std::fs::read(root.join(rel))?, &options)?);
+        docs.push(parse_page(root, rel, &std::fs::read(root.join(rel))?, &options)?.doc);
     }
     let mut builder = IndexBuilder::new(options.default_lang, IndexSettings::STANDARD);
     let mut total = 0;

@@ -1,35 +1,60 @@
 //! The evaluation harness.
 //!
-//! `eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT]
-//!       [--private-dir NAME] [--fragment-chars N] [--sizes N,N,...] [--check]`
+//! `eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT] ...`
+//! scores one question set; `eval --cross eval/corpora.json` runs the cross-corpus protocol
+//! (leave one corpus out, knobs chosen on the others' dev halves).
 //!
 //! It builds the index exactly as `build-index` does (the same library call), runs the same core
-//! code the browser runs, and prints the retrieval, ablation and answering tables for the dev,
-//! test and all splits. `--json` writes the machine-readable result for `--split`.
+//! code the browser runs and, with no model flags, the shipped models: the teacher that embeds
+//! fragments and the browser's query model. Flags only take things away (`--lexical`) or point
+//! at alternatives for experiments.
 
 // A binary: `pub` marks what modules share, not an API.
 #![allow(unreachable_pub)]
 
+mod cross;
+mod fit;
 mod metrics;
 mod questions;
 mod report;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use build_index::{Options, build_with};
+use build_index::{ModelFiles, Options, build_with};
 
 use crate::questions::Split;
 
 const USAGE: &str =
     "usage: eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT]
             [--private-dir NAME] [--site-name NAME] [--fragment-chars N] [--sizes N,N,...]
-            [--check] [--teacher DIR --model-dir DIR]
-            [--coverage-floor X] [--support-floor X] [--meaning-floor X] [--hint-floor X]
+            [--check] [--lexical | --teacher DIR --model-dir DIR]
+            [--hint-floor X]
+       eval --cross REGISTRY [--json OUT] [--markdown OUT] [--write-shipped]
+            [--lexical | --teacher DIR --model-dir DIR]
   --check        only check the question file (ids, evidence phrases) and exit
-  --teacher DIR  with --model-dir: build fragment vectors as build-index does, and query with
-                 the model's query-model.onq (otherwise vector methods are not measured)";
+  --cross FILE   the cross-corpus protocol over the corpora of FILE (eval/corpora.json): each
+                 corpus left out in turn, knobs chosen on the dev halves of the others
+  --dump-rows FILE  with --cross: every question's evidence features, as JSON lines
+  --write-shipped  with --cross: write what the fit on every dev half gives to
+                 crates/onrecord-core/src/answer/shipped.rs (what the widget ships)
+  --lexical      no vectors (the shipped build embeds fragments with the teacher in
+                 target/models/all-minilm-l6-v2 and queries with build-index/model)
+  --teacher DIR  with --model-dir: another teacher and query model, for experiments";
+
+/// The repository root (the harness reads the shipped models and the registry from it).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The models the shipped build uses: `scripts/setup.sh` fetches the teacher.
+fn shipped_models() -> ModelFiles {
+    ModelFiles {
+        teacher: root().join("target/models/all-minilm-l6-v2"),
+        model_dir: root().join("build-index/model"),
+    }
+}
 
 pub struct Args {
     pub corpus: PathBuf,
@@ -40,13 +65,15 @@ pub struct Args {
     pub options: Options,
     pub sizes: Vec<usize>,
     pub check_only: bool,
-    pub model: Option<build_index::ModelFiles>,
+    pub model: Option<ModelFiles>,
     /// The answerer's thresholds (the shipped defaults unless overridden, for tuning on dev).
     pub answer: onrecord_core::AnswerConfig,
-    /// Write the dev split's answering metrics over a grid of thresholds here (JSON lines).
-    pub tune: Option<PathBuf>,
-    /// Where to write the fusion grid (dev split, retrieval), when tuning.
-    pub tune_fusion: Option<PathBuf>,
+    /// Run the cross-corpus protocol over this registry instead of one question set.
+    pub cross: Option<PathBuf>,
+    /// With `cross`: write the configuration fit on every dev half to the core's shipped.rs.
+    pub write_shipped: bool,
+    /// With `cross`: write every question's evidence features here (JSON lines).
+    pub dump_rows: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -69,8 +96,10 @@ fn parse_args() -> Result<Args> {
     let mut options = Options::standard();
     let mut sizes = Vec::new();
     let mut check_only = false;
-    let mut tune = None;
-    let mut tune_fusion = None;
+    let mut cross = None;
+    let mut lexical = false;
+    let mut write_shipped = false;
+    let mut dump_rows = None;
     let mut answer = onrecord_core::AnswerConfig::DEFAULT;
     let mut teacher: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
@@ -113,28 +142,37 @@ fn parse_args() -> Result<Args> {
                     .collect::<Result<_>>()?;
             }
             "--check" => check_only = true,
-            "--tune" => tune = Some(PathBuf::from(value("--tune")?)),
-            "--tune-fusion" => tune_fusion = Some(PathBuf::from(value("--tune-fusion")?)),
-            "--coverage-floor" => answer.coverage_floor = parse_f32(&value("--coverage-floor")?)?,
-            "--support-floor" => answer.support_floor = parse_f32(&value("--support-floor")?)?,
-            "--meaning-floor" => answer.meaning_floor = parse_f32(&value("--meaning-floor")?)?,
+            "--cross" => cross = Some(PathBuf::from(value("--cross")?)),
+            "--lexical" => lexical = true,
+            "--write-shipped" => write_shipped = true,
+            "--dump-rows" => dump_rows = Some(PathBuf::from(value("--dump-rows")?)),
             "--hint-floor" => answer.hint_floor = parse_f32(&value("--hint-floor")?)?,
             "--teacher" => teacher = Some(PathBuf::from(value("--teacher")?)),
             "--model-dir" => model_dir = Some(PathBuf::from(value("--model-dir")?)),
             other => bail!("unexpected argument '{other}'\n\n{USAGE}"),
         }
     }
-    let (Some(corpus), Some(questions)) = (corpus, questions) else {
-        bail!("--corpus and --questions are required\n\n{USAGE}");
+    if write_shipped && (lexical || cross.is_none()) {
+        bail!(
+            "--write-shipped needs --cross with vectors: what ships answers with and without them"
+        );
+    }
+    let (corpus, questions) = match (corpus, questions, &cross) {
+        (Some(corpus), Some(questions), None) => (corpus, questions),
+        (None, None, Some(_)) => (PathBuf::new(), PathBuf::new()),
+        _ => bail!("give --corpus and --questions, or --cross\n\n{USAGE}"),
     };
-    let model = match (teacher, model_dir) {
-        (Some(teacher), Some(model_dir)) => Some(build_index::ModelFiles { teacher, model_dir }),
-        (None, None) => None,
+    let model = match (teacher, model_dir, lexical) {
+        (Some(teacher), Some(model_dir), false) => Some(ModelFiles { teacher, model_dir }),
+        (None, None, false) => Some(shipped_models()),
+        (None, None, true) => None,
+        (_, _, true) => bail!("--lexical takes the vectors away; it cannot go with --teacher"),
         _ => bail!("--teacher and --model-dir go together"),
     };
     Ok(Args {
-        tune,
-        tune_fusion,
+        cross,
+        write_shipped,
+        dump_rows,
         answer,
         model,
         corpus,
@@ -154,8 +192,15 @@ fn parse_f32(s: &str) -> Result<f32> {
 
 fn run() -> Result<ExitCode> {
     let args = parse_args()?;
-    let questions = questions::load(&args.questions)?;
-    let problems = questions::check(&questions, &args.corpus);
+    if let Some(registry) = &args.cross {
+        return cross(&args, registry);
+    }
+    let mut questions = questions::load(&args.questions)?;
+    // On a built site, the question file's markdown sources are read as the pages built from them.
+    if build_index::corpus_input(&args.corpus, &args.options)? == build_index::Input::Html {
+        questions::on_built_site(&mut questions);
+    }
+    let problems = questions::check(&questions, &args.corpus, &args.options);
     if !problems.is_empty() {
         for p in &problems {
             eprintln!("{}: {p}", args.questions.display());
@@ -174,75 +219,8 @@ fn run() -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let embedder = args
-        .model
-        .as_ref()
-        .map(build_index::Embedder::load)
-        .transpose()?;
+    let embedder = load_embedder(&args)?;
     let built = build_with(&args.corpus, &args.options, embedder.as_ref())?;
-    if let Some(path) = &args.tune_fusion {
-        let model = query_model(embedder.as_ref())?;
-        let dev = questions::select(&questions, Split::Dev);
-        let mut lines = String::new();
-        for vector_weight in [0.5f32, 0.75, 1.0, 1.5, 2.0, 3.0] {
-            for rerank_weight in [0.0f32, 0.5, 1.0, 2.0, 4.0] {
-                for rrf_c in [5.0f32, 20.0, 60.0] {
-                    let fusion = onrecord_core::Fusion {
-                        vector_weight,
-                        rerank_weight,
-                        rrf_c,
-                    };
-                    let r = metrics::retrieval(&built.index, &dev, &|q| {
-                        onrecord_core::retrieve_fused(
-                            &built.index,
-                            model.as_ref(),
-                            q,
-                            metrics::DEPTH,
-                            &fusion,
-                        )
-                        .iter()
-                        .map(|h| h.fragment)
-                        .collect()
-                    });
-                    lines.push_str(&serde_json::to_string(&serde_json::json!({
-                        "vector_weight": vector_weight, "rerank_weight": rerank_weight,
-                        "rrf_c": rrf_c, "mrr": r.mrr, "recall@1": r.recall_1,
-                        "recall@5": r.recall_5,
-                    }))?);
-                    lines.push('\n');
-                }
-            }
-        }
-        std::fs::write(path, lines).with_context(|| format!("cannot write {}", path.display()))?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let Some(path) = &args.tune {
-        let model = query_model(embedder.as_ref())?;
-        let dev = questions::select(&questions, Split::Dev);
-        let mut lines = String::new();
-        for cf in [0.3f32, 0.4, 0.5, 0.6, 0.7] {
-            for sf in [0.3f32, 0.4, 0.5, 0.6, 0.7, 0.8] {
-                for mf in [0.4f32, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 2.0] {
-                    let config = onrecord_core::AnswerConfig {
-                        coverage_floor: cf,
-                        support_floor: sf,
-                        meaning_floor: mf,
-                        ..args.answer
-                    };
-                    let a = metrics::answering(&built.index, model.as_ref(), &dev, &config);
-                    lines.push_str(&serde_json::to_string(&serde_json::json!({
-                        "coverage_floor": cf, "support_floor": sf, "meaning_floor": mf,
-                        "balanced_accuracy": a.balanced_accuracy,
-                        "answerable_correct": a.answerable_correct,
-                        "unanswerable_declined": a.unanswerable_declined,
-                    }))?);
-                    lines.push('\n');
-                }
-            }
-        }
-        std::fs::write(path, lines).with_context(|| format!("cannot write {}", path.display()))?;
-        return Ok(ExitCode::SUCCESS);
-    }
     let result = report::evaluate(&args, &questions, &built, embedder.as_ref())?;
     print!("{}", result.markdown);
     if let Some(path) = &args.markdown {
@@ -252,6 +230,52 @@ fn run() -> Result<ExitCode> {
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&result.json)? + "\n";
         std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The teacher and query model (the shipped ones unless `--lexical` or `--teacher`), with a
+/// message that says what to do when they are missing.
+fn load_embedder(args: &Args) -> Result<Option<build_index::Embedder>> {
+    let Some(files) = &args.model else {
+        return Ok(None);
+    };
+    build_index::Embedder::load(files)
+        .map(Some)
+        .with_context(|| {
+            format!(
+                "the evaluated configuration has vectors, but its models cannot be loaded (teacher {}, query model in {}): run scripts/setup.sh, or pass --lexical",
+                files.teacher.display(),
+                files.model_dir.display()
+            )
+        })
+}
+
+fn cross(args: &Args, registry: &Path) -> Result<ExitCode> {
+    let entries = cross::load_registry(registry, &root())?;
+    let embedder = load_embedder(args)?;
+    let model = query_model(embedder.as_ref())?;
+    let result = cross::run(
+        entries,
+        &args.options,
+        embedder.as_ref(),
+        model.as_ref(),
+        args.dump_rows.as_deref(),
+    )?;
+    print!("{}", result.markdown);
+    if let Some(path) = &args.markdown {
+        std::fs::write(path, &result.markdown)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&result.json)? + "\n";
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if args.write_shipped {
+        let path = root().join("crates/onrecord-core/src/answer/shipped.rs");
+        std::fs::write(&path, &result.shipped_rs)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -3,7 +3,9 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use onrecord_core::{AnswerConfig, Index, Mode, QueryModel, ask, is_stopword, tokens};
+use onrecord_core::{
+    AnswerConfig, AskKind, Confidence, Index, Mode, QueryModel, ask, ask_kind, is_stopword, tokens,
+};
 use serde::Serialize;
 
 use crate::questions::{Kind, Question, normalize};
@@ -129,15 +131,59 @@ pub struct Answering {
     pub unanswerable_declined: f64,
     pub false_answers: usize,
     pub balanced_accuracy: f64,
+    /// Per confidence label: how many answers carry it and how many of those are right.
+    pub confidence: Reliability,
+    /// How many replies have each mode.
+    pub modes: Modes,
     /// Per question outcome, for the failure lists.
     #[serde(skip)]
     pub outcomes: Vec<Outcome>,
+}
+
+/// Per confidence label, the answers carrying it and their precision (answered correctly
+/// among them; an answered unanswerable question counts as wrong).
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Reliability {
+    pub high: Labelled,
+    pub medium: Labelled,
+    pub low: Labelled,
+}
+
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Labelled {
+    pub n: usize,
+    pub precision: f64,
+    #[serde(skip)]
+    right: usize,
+}
+
+impl Labelled {
+    fn add(&mut self, right: bool) {
+        self.n += 1;
+        self.right += usize::from(right);
+        self.precision = self.right as f64 / self.n as f64;
+    }
+}
+
+/// How many replies have each mode ("supported" and "partial" are the two kinds of answer).
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Modes {
+    pub supported: usize,
+    pub partial: usize,
+    #[serde(rename = "related-material")]
+    pub related_material: usize,
+    #[serde(rename = "not-found")]
+    pub not_found: usize,
 }
 
 #[derive(Debug, Clone)]
 pub struct Outcome {
     pub id: String,
     pub kind: Kind,
+    /// The kind of answer the question asks for.
+    pub ask: AskKind,
+    /// An answerable question answered with a quote that holds half an evidence phrase.
+    pub quote_hit: bool,
     pub mode: Mode,
     pub correct: bool,
     pub cited: Vec<String>,
@@ -170,6 +216,25 @@ pub fn answering(
                 .iter()
                 .any(|e| content_word_share(&quote.text, &e.phrase) >= 0.5)
         });
+        let label = match (answer.mode, &answer.completeness) {
+            (Mode::Answer, Some(c)) => c.label(),
+            (Mode::RelatedMaterial, _) => "related-material",
+            (Mode::Answer, None) => "supported",
+            _ => "not-found",
+        };
+        match label {
+            "supported" => res.modes.supported += 1,
+            "partial" => res.modes.partial += 1,
+            "related-material" => res.modes.related_material += 1,
+            _ => res.modes.not_found += 1,
+        }
+        let right = answered && grounded && q.answerable();
+        match answer.confidence {
+            Some(Confidence::High) => res.confidence.high.add(right),
+            Some(Confidence::Medium) => res.confidence.medium.add(right),
+            Some(Confidence::Low) => res.confidence.low.add(right),
+            None => {}
+        }
         let cited: Vec<String> = answer
             .quotes
             .iter()
@@ -191,6 +256,8 @@ pub fn answering(
         res.outcomes.push(Outcome {
             id: q.id.clone(),
             kind: q.kind,
+            ask: ask_kind(&q.question),
+            quote_hit: q.answerable() && answered && hit,
             mode: answer.mode,
             correct: ok,
             cited,
@@ -218,7 +285,7 @@ pub fn answering(
 }
 
 /// Share of the phrase's content words (non-stopwords, lowercased) that the quote contains.
-fn content_word_share(quote: &str, phrase: &str) -> f64 {
+pub fn content_word_share(quote: &str, phrase: &str) -> f64 {
     let content = |s: &str| -> BTreeSet<String> {
         tokens(s)
             .map(|(_, w)| w)

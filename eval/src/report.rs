@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use anyhow::Result;
 use build_index::{Build, Embedder, Options, build, build_with, note_hint};
 use onrecord_core::{
-    AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, query_terms, reciprocal_rank,
+    AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, assess, query_terms, reciprocal_rank,
     retrieve_with, search, search_vectors,
 };
 use serde_json::{Value, json};
@@ -69,7 +69,7 @@ pub fn evaluate(
     let model = embedder
         .map(|e| QueryModel::from_bytes(&e.query_model_bytes))
         .transpose()
-        .map_err(|e| anyhow::anyhow!("query model: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut rows = vec![
         Row {
             name: "BM25",
@@ -334,18 +334,40 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
     if !failed.is_empty() {
         let _ = writeln!(
             md,
-            "| id | type | mode | cited | decline reason or first quote |\n|---|---|---|---|---|"
+            "| id | type | mode | cited | decline reason or first quote | what it would quote (page: text) |\n|---|---|---|---|---|---|"
         );
         for o in failed {
-            let detail = o.detail.replace('|', "\\|").replace('\n', " ");
+            let clean = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+            // For a decline: the quote the evidence pointed at, to tell a retrieval miss from
+            // a decline of the right passage.
+            let would = qs
+                .iter()
+                .find(|q| q.id == o.id)
+                .filter(|_| o.mode != Mode::Answer)
+                .map(|q| assess(index, setup.model, &q.question, &setup.answer))
+                .and_then(|a| {
+                    a.quotes.first().map(|quote| {
+                        let page = index
+                            .fragments
+                            .get(quote.fragment as usize)
+                            .and_then(|f| index.docs.get(f.doc as usize))
+                            .map_or("", |d| d.path.as_str());
+                        format!(
+                            "{page}: {}",
+                            quote.text.chars().take(100).collect::<String>()
+                        )
+                    })
+                })
+                .unwrap_or_default();
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} |",
                 o.id,
                 o.kind.name(),
                 mode_name(o.mode),
                 o.cited.join(", "),
-                detail
+                clean(&o.detail),
+                clean(&would)
             );
         }
         md.push('\n');

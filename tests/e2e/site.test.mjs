@@ -4,7 +4,7 @@
 // Needs www/dist/fixture/index.onr (scripts/test.sh builds it from tests/e2e/fixtures/corpus).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../../scripts/serve.mjs';
 import { writeSite } from '../../scripts/site.mjs';
@@ -17,14 +17,14 @@ const site = fileURLToPath(new URL('./artifacts/site/', import.meta.url));
 const REPORT = '; report-uri /csp-report';
 const STRICT = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self'; require-trusted-types-for 'script'" + REPORT;
 const NO_WASM = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; require-trusted-types-for 'script'" + REPORT;
-let strict, noWasm, browser, assets;
+let strict, noWasm, browser, assets, firstAnswer;
 
 before(async () => {
   const index = www + 'dist/fixture/index.onr';
   assert.ok(existsSync(index), 'www/dist/fixture/index.onr is missing: run scripts/test.sh (it builds it)');
   rmSync(site, { recursive: true, force: true });
   cpSync(fileURLToPath(new URL('./fixtures/pages/', import.meta.url)), site, { recursive: true });
-  ({ assets } = writeSite({ index, out: site + 'onrecord', summary: fileURLToPath(new URL('./fixtures/summary.js', import.meta.url)) }));
+  ({ assets, firstAnswer } = writeSite({ index, out: site + 'onrecord', summary: fileURLToPath(new URL('./fixtures/summary.js', import.meta.url)) }));
   strict = await serve({ root: site, headers: { 'content-security-policy': STRICT } });
   noWasm = await serve({ root: site, headers: { 'content-security-policy': NO_WASM } });
   browser = await launch();
@@ -38,23 +38,53 @@ after(async () => {
 
 test('the deploy folder has content-hashed names, a rewritten loader and immutable cache headers', async () => {
   const names = readdirSync(site + 'onrecord').sort();
-  for (const key of ['css', 'glue', 'wasm', 'index']) {
+  for (const key of ['css', 'worker', 'glue', 'wasm', 'index', 'summary']) {
     assert.match(assets[key], /\.[0-9a-f]{10}\.(css|js|wasm|onr)$/, key);
     assert.ok(names.includes(assets[key]), `${assets[key]} written`);
   }
   const loader = readFileSync(site + 'onrecord/onrecord.js', 'utf8');
-  assert.ok(loader.includes(`const ASSETS = ${JSON.stringify(assets)};`), 'loader points at the hashed names');
+  for (const name of Object.values(assets).filter(Boolean)) assert.ok(loader.includes(`"${name}"`), `the loader points at ${name}`);
+  // Every module but the loader is hashed, and every relative import names a file in the folder.
+  for (const name of names.filter((n) => n.endsWith('.js'))) {
+    if (name !== 'onrecord.js') assert.match(name, /\.[0-9a-f]{10}\.js$/, name);
+    const specifiers = [...readFileSync(site + 'onrecord/' + name, 'utf8').matchAll(/\bfrom\s*["']([^"']+)["']/g)].map((m) => m[1]);
+    for (const spec of specifiers) {
+      assert.match(spec, /^\.\/[\w-]+\.[0-9a-f]{10}\.js$/, `${name} imports ${spec}`);
+      assert.ok(names.includes(spec.slice(2)), `${name} imports ${spec}, which is missing`);
+    }
+  }
+  assert.ok(/from\s*"\.\/onrecord-panel\.[0-9a-f]{10}\.js"/.test(loader), 'the loader imports the hashed panel');
   const hashed = await fetch(new URL(`onrecord/${assets.wasm}`, strict.url));
   assert.equal(hashed.headers.get('cache-control'), 'public, max-age=31536000, immutable');
   const stable = await fetch(new URL('onrecord/onrecord.js', strict.url));
   assert.equal(stable.headers.get('cache-control'), 'no-cache');
 });
 
+test('a change to one module renames it and every module that imports it, and nothing else', () => {
+  // A copy of www/ whose messages.js differs by one export: the loader, panel.js and summary.js
+  // import it; the worker, protocol.js, client.js, state.js and render.js do not.
+  const copy = fileURLToPath(new URL('./artifacts/www-changed/', import.meta.url));
+  rmSync(copy, { recursive: true, force: true });
+  for (const name of ['onrecord.js', 'onrecord-worker.js', 'onrecord.css', 'summary.js', 'onrecord']) cpSync(www + name, copy + name, { recursive: true });
+  appendFileSync(copy + 'onrecord/messages.js', '\nexport const changed = true;\n');
+  const index = www + 'dist/fixture/index.onr';
+  const before = writeSite({ index, out: fileURLToPath(new URL('./artifacts/site-before/', import.meta.url)) });
+  const after = writeSite({ index, out: fileURLToPath(new URL('./artifacts/site-after/', import.meta.url)), www: copy });
+  const stems = (files) => new Map(Object.keys(files).map((n) => [n.replace(/\.[0-9a-f]{10}(?=\.\w+$)/, ''), n]));
+  const [old, now] = [stems(before.files), stems(after.files)];
+  const renamed = [...old.keys()].filter((stem) => old.get(stem) !== now.get(stem)).sort();
+  assert.deepEqual(renamed, ['onrecord-messages.js', 'onrecord-panel.js', 'summary.js']);
+  assert.notDeepEqual(before.files['onrecord.js'], after.files['onrecord.js'], 'the loader imports the new names');
+});
+
 test('strict CSP with Trusted Types: answers, follows the citation to its heading, zero violations', async () => {
   const context = await browser.newContext();
   const since = strict.server.cspReports.length;
-  const { page, errors, violations } = await open(context, strict.url);
+  const { page, errors, violations, requests } = await open(context, strict.url);
   await ask(page, 'When does the first ferry leave on weekdays?');
+  // Before the first answer the page (and its worker) loaded exactly what the budget counts.
+  const loaded = new Set(requests.filter((p) => /^\/onrecord\/.*\.(js|css)$/.test(p)).map((p) => p.slice('/onrecord/'.length)));
+  assert.deepEqual([...loaded].sort(), [...firstAnswer].sort());
   assert.equal(await page.locator('.onrecord-quote').first().textContent(), 'The first ferry leaves the north pier at 06:40 every weekday.');
   const link = page.locator('.onrecord-cite a.cite').first();
   assert.equal(await link.textContent(), 'Ferry guide › Timetable');
@@ -185,6 +215,34 @@ test('with data-proxy, "Ask for a summary" hands the answer to summary.js', asyn
   await context.close();
 });
 
+test('on a German page every sentence is German: labels, status, answer, decline and refusal', async () => {
+  const context = await browser.newContext();
+  const since = strict.server.cspReports.length;
+  const { page, errors, violations } = await open(context, new URL('de.html', strict.url).href);
+  assert.equal(await page.locator('.launch span').textContent(), 'Fragen');
+  assert.equal(await page.locator('.launch kbd').textContent(), 'Strg K');
+  await page.locator('.launch').click();
+  const input = page.getByRole('searchbox', { name: 'Diese Seiten fragen' });
+  assert.equal(await input.getAttribute('placeholder'), 'Eine Frage zu diesen Seiten stellen');
+  await input.fill('When does the first ferry leave on weekdays?');
+  await input.press('Enter');
+  await page.locator('.onrecord-quote').first().waitFor();
+  assert.match(await page.locator('.chip.mode').textContent(), /^Antwort · (gestützt|teilweise)$/);
+  assert.match(await page.locator('.chip.confidence').textContent(), /^Zuverlässigkeit (hoch|mittel|niedrig)$/);
+  assert.match(await page.locator('.onrecord-status').textContent(), /^Beantwortet mit 1 Zitat aus Ferry guide › Timetable\./);
+  assert.equal(await page.locator('.onrecord-cite .jump').first().textContent(), 'Zum Zitat');
+  await input.fill('Hubschrauberlandeplatz Zeppelin?');
+  await input.press('Enter');
+  const decline = page.locator('.onrecord-decline');
+  await decline.waitFor();
+  assert.equal(await decline.textContent(), 'Nicht in diesen Dokumenten. Diese Seiten erwähnen ‚hubschrauberlandeplatz‘ oder ‚zeppelin‘ nicht.');
+  await page.locator('input[type="file"]').setInputFiles({ name: 'leer.md', mimeType: 'text/plain', buffer: Buffer.from(' \n') });
+  await page.locator('.source[role="alert"]', { hasText: 'leer.md ist leer.' }).waitFor();
+  assert.deepEqual(await allViolations(violations, strict.server, since), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('data-preload="idle" loads the engine without waiting to be opened', async () => {
   const context = await browser.newContext();
   const { page, requests } = await open(context, new URL('preload.html', strict.url).href);
@@ -197,7 +255,10 @@ test('data-preload="idle" loads the engine without waiting to be opened', async 
 
 test('the shipped JavaScript has no HTML sinks', () => {
   const shipped = readdirSync(site + 'onrecord').filter((f) => f.endsWith('.js')).map((f) => site + 'onrecord/' + f);
-  assert.ok(shipped.length >= 2, shipped.join(' '));
+  assert.ok(shipped.length >= 8, shipped.join(' '));
+  // The sources as written too (the demo page serves them).
+  shipped.push(...['onrecord.js', 'onrecord-worker.js', 'summary.js'].map((f) => www + f),
+    ...readdirSync(www + 'onrecord').filter((f) => f.endsWith('.js')).map((f) => www + 'onrecord/' + f));
   const sinks = /\b(innerHTML|outerHTML|insertAdjacentHTML|document\.write|createContextualFragment|setHTMLUnsafe|parseHTMLUnsafe|srcdoc)\b|\beval\(|new Function\(/;
   for (const file of shipped) {
     const found = readFileSync(file, 'utf8').match(sinks);

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc, shorten};
 use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
+use crate::page::PageKind;
 use crate::text::{Analyzer, Lang, is_framing, is_stopword, tokens};
 
 /// BM25 parameters.
@@ -95,11 +96,19 @@ impl IndexBuilder {
         self.hints.push(hint);
     }
 
-    /// Adds a document and its fragments (from [`crate::chunk`]). Add documents in a stable order.
+    /// Adds a document and its fragments (from [`crate::chunk`]) as an ordinary page. Add
+    /// documents in a stable order.
+    pub fn add(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft]) {
+        self.add_page(doc, drafts, PageKind::Page);
+    }
+
+    /// Adds a document of a given kind: what the site owner declared, or what
+    /// [`crate::page_kind`] tells from its structure (the build tool does; the visitors' own
+    /// files are all ordinary pages, which keeps the detection out of the browser).
     ///
     /// Titles and headings are shortened to [`MAX_TITLE_CHARS`] and [`MAX_HEADING_CHARS`], and
     /// each section's title, headings and themes are read once, not once per fragment.
-    pub fn add(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft]) {
+    pub fn add_page(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft], kind: PageKind) {
         let doc_idx = self.docs.len() as u32;
         let analyzer = Analyzer::new(doc.lang, self.settings.stemming);
         let title = shorten(&doc.title, MAX_TITLE_CHARS);
@@ -161,6 +170,11 @@ impl IndexBuilder {
                     .iter()
                     .map(|r| (r.start as u32, r.end as u32))
                     .collect(),
+                table_rows: draft
+                    .table_rows
+                    .iter()
+                    .map(|&(row, header)| (row as u32, header as u32))
+                    .collect(),
                 n_terms: counts.n_terms,
             });
         }
@@ -171,6 +185,7 @@ impl IndexBuilder {
             lang: doc.lang,
             n_fragments: drafts.len() as u32,
             themes: doc.themes.clone(),
+            kind,
         });
     }
 

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::sentence::sentences;
-use crate::text::Lang;
+pub(crate) use crate::source::{Block, BlockKind, SourceDoc, SourceSection};
 
 /// Longest page title kept, in characters: the title is indexed and shown with every fragment of
 /// its page, so a huge one would be copied and re-read for each.
@@ -38,69 +38,6 @@ pub fn shorten(text: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(short)
 }
 
-/// A document as the markdown parser hands it to the core.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SourceDoc {
-    /// Path relative to the corpus root, with `/` separators.
-    pub path: String,
-    /// The page URL on the site, e.g. `/shop/returns/`.
-    pub url: String,
-    /// The page title.
-    pub title: String,
-    /// The language of the page.
-    pub lang: Lang,
-    /// Curated topic words from frontmatter.
-    pub themes: Vec<String>,
-    /// Sections in document order.
-    pub sections: Vec<SourceSection>,
-}
-
-/// The content under one heading.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SourceSection {
-    /// Headings from the outermost to this one; empty for text before the first heading.
-    pub heading_path: Vec<String>,
-    /// The slug the site renders for this heading (empty for the top of the page).
-    pub anchor: String,
-    /// Blocks in order.
-    pub blocks: Vec<Block>,
-}
-
-/// One block of text as it will be quoted.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Block {
-    /// What kind of block this is; it decides how the block is cut.
-    pub kind: BlockKind,
-    /// The block's plain text (no markup).
-    pub text: String,
-}
-
-impl Block {
-    /// A prose paragraph.
-    pub fn paragraph(text: impl Into<String>) -> Block {
-        Block {
-            kind: BlockKind::Paragraph,
-            text: text.into(),
-        }
-    }
-}
-
-/// The kinds of block the chunker distinguishes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum BlockKind {
-    /// Prose.
-    Paragraph,
-    /// One list item (prose).
-    ListItem,
-    /// A block quote paragraph (prose).
-    Quote,
-    /// A code block: cut on lines, one quotable unit per piece.
-    Code,
-    /// A table rendered as one line per row: each row is a quotable unit.
-    Table,
-}
-
 /// A fragment before indexing: its section, text and sentence ranges within the text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FragmentDraft {
@@ -110,6 +47,8 @@ pub struct FragmentDraft {
     pub text: String,
     /// Quotable units (sentences, code pieces, table rows) as byte ranges into `text`.
     pub sentences: Vec<Range<usize>>,
+    /// Table body rows as `(row unit, header unit)` indices into `sentences`.
+    pub table_rows: Vec<(usize, usize)>,
 }
 
 /// Cuts `doc` into fragments of at most `max_chars` characters (at least 80).
@@ -136,12 +75,20 @@ pub fn chunk(doc: &SourceDoc, max_chars: usize) -> Vec<FragmentDraft> {
                     section: section_idx,
                     text: String::new(),
                     sentences: Vec::new(),
+                    table_rows: Vec::new(),
                 });
                 if !frag.text.is_empty() {
                     frag.text.push_str(separator);
                 }
                 let offset = frag.text.len();
+                let first_unit = frag.sentences.len();
                 frag.text.push_str(&piece.text);
+                frag.table_rows.extend(
+                    piece
+                        .rows
+                        .iter()
+                        .map(|&(row, header)| (row + first_unit, header + first_unit)),
+                );
                 frag.sentences.extend(
                     piece
                         .units
@@ -159,12 +106,17 @@ pub fn chunk(doc: &SourceDoc, max_chars: usize) -> Vec<FragmentDraft> {
 struct Piece {
     text: String,
     units: Vec<Range<usize>>,
+    /// Table body rows as `(row unit, header unit)` indices into `units`.
+    rows: Vec<(usize, usize)>,
 }
 
 fn pieces(block: &Block, max_chars: usize) -> Vec<Piece> {
     let text = block.text.trim();
     if text.is_empty() {
         return Vec::new();
+    }
+    if block.kind == BlockKind::Table {
+        return table_pieces(text, max_chars);
     }
     let units: Vec<Range<usize>> = match block.kind {
         BlockKind::Paragraph | BlockKind::ListItem | BlockKind::Quote => sentences(text)
@@ -202,9 +154,51 @@ fn pieces(block: &Block, max_chars: usize) -> Vec<Piece> {
             Piece {
                 text: text.get(span).unwrap_or_default().to_owned(),
                 units: piece_units,
+                rows: Vec::new(),
             }
         })
         .collect()
+}
+
+/// A table cut on rows. Every piece starts with the header row (repeated on the pieces after
+/// the first, as a reader sees it above the rows), so each row is quoted with its header.
+fn table_pieces(text: &str, max_chars: usize) -> Vec<Piece> {
+    let lines: Vec<Range<usize>> = line_ranges(text)
+        .flat_map(|r| split_long(text, r, max_chars))
+        .collect();
+    let Some((header, rows)) = lines.split_first() else {
+        return Vec::new();
+    };
+    let header_text = text.get(header.clone()).unwrap_or_default();
+    if rows.is_empty() {
+        return vec![Piece {
+            text: header_text.to_owned(),
+            units: std::iter::once(0..header_text.len()).collect(),
+            rows: Vec::new(),
+        }];
+    }
+    let mut res: Vec<Piece> = Vec::new();
+    for row in rows {
+        let row_text = text.get(row.clone()).unwrap_or_default();
+        let fits = res
+            .last()
+            .is_some_and(|p| char_len(&p.text) + 1 + char_len(row_text) <= max_chars);
+        if !fits {
+            res.push(Piece {
+                text: header_text.to_owned(),
+                units: std::iter::once(0..header_text.len()).collect(),
+                rows: Vec::new(),
+            });
+        }
+        if let Some(piece) = res.last_mut() {
+            piece.text.push('\n');
+            let start = piece.text.len();
+            piece.text.push_str(row_text);
+            piece.rows.push((piece.units.len(), 0));
+            piece.units.push(start..piece.text.len());
+        }
+    }
+    res
 }
 
 /// Greedily joins consecutive unit ranges into spans of at most `max_chars` characters; each
@@ -268,6 +262,7 @@ fn char_len(s: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::Lang;
     use proptest::prelude::*;
 
     fn doc(blocks: Vec<Block>) -> SourceDoc {
@@ -334,6 +329,38 @@ mod tests {
             assert_eq!(f.sentences, vec![0..f.text.len()]);
             assert!(f.text.lines().all(|l| l.starts_with("larkctl")));
         }
+    }
+
+    #[test]
+    fn table_rows_are_units_quoted_with_their_header_on_every_piece() {
+        let rows = (0..12)
+            .map(|i| format!("Plan {i} | EUR {i}9 | 12 months"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let d = doc(vec![
+            Block::paragraph("Prices."),
+            Block {
+                kind: BlockKind::Table,
+                text: format!("Plan | Price | Term\n{rows}"),
+            },
+        ]);
+        let frags = chunk(&d, 160);
+        assert!(frags.len() > 1);
+        let mut seen = 0;
+        for f in &frags {
+            for &(row, header) in &f.table_rows {
+                assert_eq!(&f.text[f.sentences[header].clone()], "Plan | Price | Term");
+                assert!(f.text[f.sentences[row].clone()].starts_with("Plan "));
+                assert!(header < row);
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, 12, "every row once");
+        assert!(
+            frags
+                .iter()
+                .any(|f| f.text.contains("Plan | Price | Term\nPlan 0 | EUR 09"))
+        );
     }
 
     #[test]

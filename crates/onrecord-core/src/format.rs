@@ -18,13 +18,14 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::bm25::Bm25Params;
+use crate::page::PageKind;
 use crate::text::Lang;
 use crate::vector::VectorIndex;
 
 /// The first eight bytes of every index file.
 pub const MAGIC: [u8; 8] = *b"ONRINDEX";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// Length of the fixed header before the payload.
 pub const HEADER_LEN: usize = 56;
 
@@ -105,6 +106,9 @@ pub struct Doc {
     pub n_fragments: u32,
     /// The page's curated theme words (frontmatter `themes`), shown with the page.
     pub themes: Vec<String>,
+    /// What kind of page it is: release notes and listings are quoted only for questions
+    /// about versions or changes.
+    pub kind: PageKind,
 }
 
 /// One quotable fragment of a page.
@@ -122,6 +126,8 @@ pub struct Fragment {
     pub text: String,
     /// Quotable units as `(start, end)` byte offsets into `text`.
     pub sentences: Vec<(u32, u32)>,
+    /// Table body rows as `(row unit, header unit)` indices into `sentences`, the header first.
+    pub table_rows: Vec<(u32, u32)>,
     /// Number of indexed terms (the BM25 document length).
     pub n_terms: u32,
 }
@@ -346,6 +352,16 @@ impl Index {
                     ));
                 }
                 last_end = end;
+            }
+            let n_units = frag.sentences.len();
+            if frag
+                .table_rows
+                .iter()
+                .any(|&(row, header)| header >= row || row as usize >= n_units)
+            {
+                return Err(DecodeError::Invalid(
+                    "a table row names a missing unit or a header after it",
+                ));
             }
         }
         for pair in self.terms.windows(2) {

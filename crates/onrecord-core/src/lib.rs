@@ -44,34 +44,38 @@ mod bm25;
 mod chunk;
 mod crc;
 mod format;
+mod page;
 mod plain;
 mod question;
-mod quote;
 mod retrieve;
 mod sentence;
+mod source;
 mod text;
 mod vector;
 mod verify;
 mod wordpiece;
 
 pub use crate::answer::{
-    Answer, AnswerConfig, Citation, Confidence, Decline, Mode, Quote, Section, ask,
+    Answer, AnswerConfig, AskKind, Assessment, Citation, Completeness, Confidence, Decline,
+    DeclineModel, FEATURE_NAMES, Features, Mode, N_FEATURES, Quote, Section, ask, ask_kind, assess,
+    decide,
 };
 pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};
-pub use crate::chunk::{
-    Block, BlockKind, FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc, SourceSection,
-    chunk, shorten,
-};
+pub use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, chunk, shorten};
 pub use crate::format::{
     DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
     MAGIC, RoutingHint, TermPostings,
 };
+pub use crate::page::{PageKind, asks_about_changes, page_kind};
 pub use crate::plain::{MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents};
 pub use crate::question::{MAX_QUESTION_CHARS, QuestionError, check_question};
 pub use crate::retrieve::{
     Fusion, Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_fused, retrieve_with,
 };
 pub use crate::sentence::sentences;
+pub use crate::source::{
+    Block, BlockKind, LightReader, Page, Read, ReadError, Reader, SourceDoc, SourceSection,
+};
 pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
 pub use crate::vector::{
     MODEL_VERSION, QueryModel, QueryModelError, VectorIndex, encode_query_model, search_vectors,

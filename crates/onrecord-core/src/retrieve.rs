@@ -52,14 +52,9 @@ pub struct Fusion {
 }
 
 impl Fusion {
-    /// What [`SHIPPED`] uses: chosen on the dev splits by `eval/tune.sh` (best mean MRR of the
-    /// corpus and Express dev halves over a 90-point grid: 0.763, against 0.726 for plain
-    /// weights 1, 1 and c = 60).
-    pub const SHIPPED: Fusion = Fusion {
-        vector_weight: 3.0,
-        rerank_weight: 2.0,
-        rrf_c: 20.0,
-    };
+    /// What [`SHIPPED`] uses: chosen on the dev halves of every question set by
+    /// `eval --cross eval/corpora.json` (best mean dev MRR over a 90-point grid).
+    pub const SHIPPED: Fusion = crate::answer::shipped::FUSION;
 }
 
 /// Ranks fragments for a question with the shipped method and returns the best `k`.
@@ -82,6 +77,7 @@ pub fn retrieve_with(
         &query_terms(index, question),
         k,
         method,
+        &Fusion::SHIPPED,
     )
 }
 
@@ -104,13 +100,15 @@ pub fn model_fits(index: &Index, model: &QueryModel) -> bool {
         .is_some_and(|v| v.model_checksum == model.checksum() && v.dims as usize == model.dims())
 }
 
-/// Ranks with the question's terms and, when there is one, its vector.
+/// Ranks with the question's terms and, when there is one, its vector; `fusion` sets the knobs
+/// of [`Method::HybridRerank`].
 pub(crate) fn rank(
     index: &Index,
     vector: Option<&[f32]>,
     terms: &[QueryTerm],
     k: usize,
     method: Method,
+    fusion: &Fusion,
 ) -> Vec<Hit> {
     let lexical = || search(index, terms, CANDIDATES);
     let semantic = || {
@@ -123,7 +121,7 @@ pub(crate) fn rank(
         Method::Bm25Rerank => rerank(index, terms, lexical()),
         Method::Vectors => semantic(),
         Method::Hybrid => reciprocal_rank(&[lexical(), semantic()]),
-        Method::HybridRerank => fuse(index, terms, &lexical(), &semantic(), &Fusion::SHIPPED),
+        Method::HybridRerank => fuse(index, terms, &lexical(), &semantic(), fusion),
     };
     cap_per_page(index, ranked, k)
 }

@@ -26,6 +26,13 @@ pub const MODEL_VERSION: u32 = 1;
 const NO_ROW: u32 = u32::MAX;
 /// Magic, version, dims, vocabulary length, rows and the checksum: the least a model file has.
 const MODEL_HEADER_LEN: usize = 28;
+/// How many of the vocabulary's most frequent whole words count as common English. BERT's
+/// vocabulary lists whole words roughly by frequency from "the" on; a question word among the
+/// first few thousand ("mind", "often", "put") is likely phrasing, one outside them ("redis",
+/// "nginx") likely the subject.
+const COMMON_WORDS: u32 = 5000;
+/// Endings stripped to find an inflected word's base in the vocabulary.
+const ENDINGS: &[&str] = &["ing", "ed", "es", "s", "ly", "d"];
 
 /// The static query embedder.
 #[derive(Debug, Clone)]
@@ -37,6 +44,8 @@ pub struct QueryModel {
     scales: Vec<f32>,
     data: Vec<i8>,
     checksum: u32,
+    /// Token ids below this are common English words (see [`COMMON_WORDS`]).
+    common_below: u32,
 }
 
 impl QueryModel {
@@ -112,9 +121,14 @@ impl QueryModel {
                 extra: (body_len - r.pos) as u64,
             });
         }
+        let wordpiece = WordPiece::new(&vocab);
+        let common_below = wordpiece
+            .id("the")
+            .map_or(0, |first| first.saturating_add(COMMON_WORDS));
         Ok(QueryModel {
             dims,
-            wordpiece: WordPiece::new(&vocab),
+            common_below,
+            wordpiece,
             row_of,
             scales,
             data,
@@ -135,6 +149,22 @@ impl QueryModel {
     /// The tokenizer of the model's vocabulary.
     pub fn wordpiece(&self) -> &WordPiece {
         &self.wordpiece
+    }
+
+    /// Whether `word` (lowercased) or its base form is one of the most frequent English words
+    /// of the vocabulary: such words phrase a question more often than they name its subject.
+    pub fn is_common_word(&self, word: &str) -> bool {
+        let common = |w: &str| {
+            self.wordpiece
+                .id(w)
+                .is_some_and(|id| id < self.common_below)
+        };
+        common(word)
+            || ENDINGS.iter().any(|end| {
+                word.strip_suffix(end).is_some_and(|base| {
+                    base.len() >= 3 && (common(base) || common(&format!("{base}e")))
+                })
+            })
     }
 
     /// The unit-length embedding of `text`, or `None` when no token of it has a row.

@@ -228,9 +228,10 @@ fn sentence_ranges_out_of_order_or_overlapping_are_invalid() {
             "{sentences:?}"
         );
     }
-    // Adjacent and empty ranges are fine.
+    // Adjacent and empty ranges are fine (the table rows named units past these three).
     let mut index = fixture();
     index.fragments[0].sentences = vec![(0, 10), (10, 10), (10, 20)];
+    index.fragments[0].table_rows.clear();
     assert!(Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).is_ok());
 }
 

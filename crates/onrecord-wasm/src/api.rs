@@ -1,18 +1,22 @@
 //! Serde DTOs at the JavaScript boundary, converted from core types.
+//!
+//! They carry kinds, terms and numbers, never sentences: every sentence a visitor reads is
+//! built in `www/onrecord/messages.js`, in the widget's language.
 
-use onrecord_core::{
-    Answer, Citation, Decline, MAX_QUESTION_CHARS, Mode, QuestionError, Quote, Section,
-};
+use onrecord_core::{Answer, Citation, Decline, Mode, PlainError, QuestionError, Quote, Section};
 use serde::Serialize;
+use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
 export interface AnswerDto {
   mode: "answer" | "related-material" | "not-found";
-  /** For an answer: a private note also bears on it. */
-  supported: boolean;
-  /** For an answer, from the evidence alone; null for a decline. */
+  /** For an answer: the quotes carry the whole question ("supported"), or not ("partial"). */
+  completeness: "supported" | "partial" | null;
+  /** For a partial answer: the words of the question no quoted page has. */
+  incomplete: string[];
+  /** For an answer: how often answers so labelled were right on corpora nobody tuned on. */
   confidence: "high" | "medium" | "low" | null;
   quotes: QuoteDto[];
   /** Other matching sections under an answer; empty for a decline. */
@@ -26,11 +30,29 @@ export interface QuoteDto {
   text: string; fragment: number; start: number; end: number; citation: CitationDto;
   /** UTF-16 offsets into `text` of the question's words. */
   highlights: { start: number; end: number }[];
+  /** For a table row: the table's header row, shown above it. */
+  header: string | null;
 }
 export interface SectionDto { fragment: number; title: string; section: string; url: string; }
 export interface HintDto { label: string; url: string; locator: string; }
 export interface CitationDto { title: string; section: string; url: string; textFragmentUrl: string; fragmentNo: number; fragmentCount: number; }
-export interface DeclineDto { gate: "bad-question" | "no-content-words" | "never-mentioned" | "below-floor" | "unsupported"; message: string; terms: string[]; }
+export interface DeclineDto {
+  gate: "too-long" | "control-characters" | "no-content-words" | "never-mentioned" | "missing" | "below-floor" | "unsupported" | "other";
+  /** For never-mentioned: the words no page uses; for missing: the words the closest passage
+   *  lacks (as the question wrote them). */
+  terms: string[];
+  /** For below-floor and unsupported: the whole percentage of the question the closest passage or sentence carries. */
+  coverage: number | null;
+}
+/** Why a visitor's files were not indexed: the `refusal` of the Error `Engine.fromDocuments` throws. */
+export type RefusalDto =
+  | { kind: "no-files" }
+  | { kind: "too-many-files"; count: number; limit: number }
+  | { kind: "too-large"; file: string; bytes: number; limit: number }
+  | { kind: "empty"; file: string }
+  | { kind: "binary"; file: string }
+  | { kind: "no-text"; file: string }
+  | { kind: "other" };
 export interface VerifiedQuoteDto { start: number; end: number; text: string; }
 export interface IndexInfoDto { documents: number; fragments: number; terms: number; corpusHash: string; formatVersion: number; }
 "#;
@@ -40,7 +62,8 @@ export interface IndexInfoDto { documents: number; fragments: number; terms: num
 #[serde(rename_all = "camelCase")]
 pub(crate) struct AnswerDto {
     mode: &'static str,
-    supported: bool,
+    completeness: Option<&'static str>,
+    incomplete: Vec<String>,
     confidence: Option<&'static str>,
     quotes: Vec<QuoteDto>,
     related: Vec<SectionDto>,
@@ -66,6 +89,7 @@ struct QuoteDto {
     end: u32,
     citation: CitationDto,
     highlights: Vec<SpanDto>,
+    header: Option<String>,
 }
 
 /// A range in UTF-16 code units, as JavaScript strings index.
@@ -95,13 +119,25 @@ struct CitationDto {
     fragment_count: u32,
 }
 
-/// Which gate declined, and a sentence a person can read.
+/// Which gate declined, with what the widget needs to say why.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct DeclineDto {
     gate: &'static str,
-    message: String,
     terms: Vec<String>,
+    /// A whole percentage, for the gates that measure coverage.
+    coverage: Option<u32>,
+}
+
+/// Why a visitor's files were refused, naming the file. Built with `Reflect` rather than serde:
+/// serde's serializer for this one cold path cost 320 bytes of the gzipped module (measured),
+/// which is within 300 bytes of its budget.
+pub(crate) struct RefusalDto<'a> {
+    kind: &'static str,
+    file: Option<&'a str>,
+    /// `("bytes", n)` or `("count", n)`.
+    size: Option<(&'static str, usize)>,
+    limit: Option<usize>,
 }
 
 /// What the loaded index holds.
@@ -132,7 +168,11 @@ impl From<Answer> for AnswerDto {
                 Mode::RelatedMaterial => "related-material",
                 _ => "not-found",
             },
-            supported: a.supported,
+            incomplete: match &a.completeness {
+                Some(onrecord_core::Completeness::Partial { missing }) => missing.clone(),
+                _ => Vec::new(),
+            },
+            completeness: a.completeness.as_ref().map(|c| c.label()),
             confidence: a.confidence.map(|c| c.label()),
             quotes: a.quotes.into_iter().map(QuoteDto::from).collect(),
             related: a
@@ -178,6 +218,7 @@ impl From<Quote> for QuoteDto {
             .collect();
         QuoteDto {
             highlights,
+            header: q.header,
             text: q.text,
             fragment: q.fragment,
             start: q.start,
@@ -202,63 +243,78 @@ impl From<Citation> for CitationDto {
 
 impl From<Decline> for DeclineDto {
     fn from(d: Decline) -> DeclineDto {
-        match d {
-            Decline::BadQuestion(why) => DeclineDto {
-                gate: "bad-question",
-                message: match why {
-                    QuestionError::TooLong { chars } => format!(
-                        "Questions can be at most {MAX_QUESTION_CHARS} characters long; this one has {chars}."
-                    ),
-                    _ => "The question holds control characters; please type it again.".into(),
-                },
-                terms: Vec::new(),
-            },
-            Decline::NoContentWords => DeclineDto {
-                gate: "no-content-words",
-                message: "Ask a question with some words these pages could contain.".into(),
-                terms: Vec::new(),
-            },
-            Decline::NeverMentioned { terms } => DeclineDto {
-                gate: "never-mentioned",
-                message: format!("These pages never mention {}.", quoted_list(&terms)),
-                terms,
-            },
-            Decline::BelowFloor { coverage, .. } => DeclineDto {
-                gate: "below-floor",
-                message: format!(
-                    "The closest passage covers only {}% of what you asked, so it is not quoted as an answer.",
-                    percent(coverage)
-                ),
-                terms: Vec::new(),
-            },
-            Decline::Unsupported { coverage, .. } => DeclineDto {
-                gate: "unsupported",
-                message: format!(
-                    "The closest sentence carries only {}% of what you asked, so it is not quoted as an answer.",
-                    percent(coverage)
-                ),
-                terms: Vec::new(),
-            },
-            _ => DeclineDto {
-                gate: "other",
-                message: "These pages do not answer that.".into(),
-                terms: Vec::new(),
-            },
+        let (gate, terms, coverage) = match d {
+            Decline::BadQuestion(QuestionError::TooLong { .. }) => ("too-long", Vec::new(), None),
+            Decline::BadQuestion(_) => ("control-characters", Vec::new(), None),
+            Decline::NoContentWords => ("no-content-words", Vec::new(), None),
+            Decline::NeverMentioned { terms } => ("never-mentioned", terms, None),
+            Decline::Missing { terms } => ("missing", terms, None),
+            Decline::BelowFloor { coverage, .. } => ("below-floor", Vec::new(), Some(coverage)),
+            Decline::Unsupported { coverage, .. } => ("unsupported", Vec::new(), Some(coverage)),
+            _ => ("other", Vec::new(), None),
+        };
+        DeclineDto {
+            gate,
+            terms,
+            coverage: coverage.map(percent),
         }
     }
 }
 
-/// A share as a whole percentage, rounded as `{:.0}` would (ties to even) but without pulling
-/// float formatting into the wasm module (about 6 KB gzipped).
-fn percent(share: f32) -> u32 {
-    (share * 100.0).round_ties_even() as u32
+impl<'a> From<&'a PlainError> for RefusalDto<'a> {
+    fn from(e: &'a PlainError) -> RefusalDto<'a> {
+        let (kind, file, size, limit) = match e {
+            PlainError::NoFiles => ("no-files", None, None, None),
+            PlainError::TooManyFiles { count } => (
+                "too-many-files",
+                None,
+                Some(("count", *count)),
+                Some(onrecord_core::MAX_FILES),
+            ),
+            PlainError::TooLarge { name, bytes } => (
+                "too-large",
+                Some(name.as_str()),
+                Some(("bytes", *bytes)),
+                Some(onrecord_core::MAX_FILE_BYTES),
+            ),
+            PlainError::Empty { name } => ("empty", Some(name.as_str()), None, None),
+            PlainError::Binary { name } => ("binary", Some(name.as_str()), None, None),
+            PlainError::NoText { name } => ("no-text", Some(name.as_str()), None, None),
+            _ => ("other", None, None, None),
+        };
+        RefusalDto {
+            kind,
+            file,
+            size,
+            limit,
+        }
+    }
 }
 
-fn quoted_list(terms: &[String]) -> String {
-    let quoted: Vec<String> = terms.iter().map(|t| format!("‘{t}’")).collect();
-    match quoted.as_slice() {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+impl RefusalDto<'_> {
+    /// The `RefusalDto` object of the TypeScript declaration, with only the kind's fields.
+    pub(crate) fn to_js(&self) -> JsValue {
+        let dto = js_sys::Object::new();
+        let set = |key: &str, value: JsValue| {
+            // Setting a property on a fresh plain object cannot fail.
+            let _ = js_sys::Reflect::set(&dto, &JsValue::from_str(key), &value);
+        };
+        set("kind", JsValue::from_str(self.kind));
+        if let Some(file) = self.file {
+            set("file", JsValue::from_str(file));
+        }
+        if let Some((key, n)) = self.size {
+            set(key, JsValue::from_f64(n as f64));
+        }
+        if let Some(limit) = self.limit {
+            set("limit", JsValue::from_f64(limit as f64));
+        }
+        dto.into()
     }
+}
+
+/// A share as a whole percentage, rounded as `{:.0}` would (ties to even); the widget formats
+/// it, and float formatting stays out of the wasm module (about 6 KB gzipped).
+fn percent(share: f32) -> u32 {
+    (share * 100.0).round_ties_even() as u32
 }

@@ -6,14 +6,20 @@
 
 mod api;
 
+// Talc instead of the default dlmalloc: 7 KB smaller raw and 2.5 KB gzipped (measured), and
+// no slower.
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 use gloo_net::http::Request;
 use onrecord_core::{
-    AnswerConfig, FORMAT_VERSION, Index, Lang, PlainFile, QueryModel as CoreQueryModel, ask,
-    index_documents, model_fits,
+    AnswerConfig, FORMAT_VERSION, Index, Lang, PlainError, PlainFile, QueryModel as CoreQueryModel,
+    ask, index_documents, model_fits,
 };
 use wasm_bindgen::prelude::*;
 
-use crate::api::{AnswerDto, IndexInfoDto, VerifiedQuoteDto};
+use crate::api::{AnswerDto, IndexInfoDto, RefusalDto, VerifiedQuoteDto};
 
 /// A loaded index, ready to answer questions.
 #[wasm_bindgen]
@@ -49,20 +55,21 @@ impl Engine {
 
     /// Indexes a visitor's own files in memory ("your documents"): `names[i]` is the file name
     /// of `texts[i]`; `lang` is a tag such as `en` (unknown tags fall back to English).
-    /// Empty, binary, oversized or too many files give an error naming the file.
+    /// Empty, binary, oversized or too many files give an `Error` whose `refusal` property is a
+    /// `RefusalDto` naming the file (the widget words it).
     #[wasm_bindgen(js_name = fromDocuments)]
     pub fn from_documents(
         names: Vec<String>,
         texts: Vec<String>,
         lang: &str,
-    ) -> Result<Engine, JsError> {
+    ) -> Result<Engine, JsValue> {
         let files: Vec<PlainFile> = names
             .into_iter()
             .zip(texts)
             .map(|(name, text)| PlainFile { name, text })
             .collect();
         let lang = Lang::from_tag(lang).unwrap_or(Lang::English);
-        let index = index_documents(&files, lang).map_err(|e| JsError::new(&e.to_string()))?;
+        let index = index_documents(&files, lang).map_err(|e| refusal(&e))?;
         Ok(Engine { index, model: None })
     }
 
@@ -161,6 +168,20 @@ async fn fetch(url: &str, what: &str) -> Result<Vec<u8>, JsError> {
         .binary()
         .await
         .map_err(|e| JsError::new(&format!("could not read the {what} {url}: {e}")))
+}
+
+/// An `Error` with the refusal as data in its `refusal` property. The core's own sentence is
+/// left out: the widget words refusals itself, and its formatting cost 235 bytes of the
+/// gzipped module (measured).
+fn refusal(e: &PlainError) -> JsValue {
+    let err = js_sys::Error::new("the files were refused (see `refusal`)");
+    // Setting a property on a fresh Error object cannot fail.
+    let _ = js_sys::Reflect::set(
+        &err,
+        &JsValue::from_str("refusal"),
+        &RefusalDto::from(e).to_js(),
+    );
+    err.into()
 }
 
 fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> {

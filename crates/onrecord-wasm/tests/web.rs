@@ -89,11 +89,58 @@ fn ask_declines_and_says_why() {
     let answer = engine.ask("What is the capital of France?").unwrap();
     assert_eq!(get(&answer, "mode"), "not-found");
     assert_eq!(get(&answer, "quotes.length"), 0);
+    // Data, not sentences: the widget words the reason in its own language.
     assert_eq!(get(&answer, "decline.gate"), "never-mentioned");
-    assert_eq!(
-        get(&answer, "decline.message"),
-        "These pages never mention ‘capital’ or ‘france’."
+    assert_eq!(get(&answer, "decline.terms.0"), "capital");
+    assert_eq!(get(&answer, "decline.terms.1"), "france");
+    assert!(get(&answer, "decline.coverage").is_null());
+    assert!(get(&answer, "decline.message").is_undefined());
+}
+
+#[wasm_bindgen_test]
+fn a_near_miss_declines_with_its_coverage_as_a_whole_percentage() {
+    let engine = Engine::new(&index_bytes()).unwrap();
+    let answer = engine
+        .ask("Do refunds arrive by bank transfer to Norway?")
+        .unwrap();
+    assert_eq!(get(&answer, "mode"), "not-found");
+    let gate = get(&answer, "decline.gate").as_string().unwrap();
+    assert!(gate == "below-floor" || gate == "unsupported", "{gate}");
+    let coverage = get(&answer, "decline.coverage").as_f64().unwrap();
+    assert!(
+        coverage > 0.0 && coverage < 100.0 && coverage.fract() == 0.0,
+        "{coverage}"
     );
+}
+
+#[wasm_bindgen_test]
+fn refused_documents_throw_an_error_with_the_refusal_as_data() {
+    let names = vec!["notes.md".to_string(), "empty.md".to_string()];
+    let texts = vec!["# Notes\n\nSome text.".to_string(), " \n".to_string()];
+    let err = Engine::from_documents(names, texts, "en").err().unwrap();
+    assert!(err.is_instance_of::<js_sys::Error>());
+    assert_eq!(get(&err, "refusal.kind"), "empty");
+    assert_eq!(get(&err, "refusal.file"), "empty.md");
+    let err = Engine::from_documents(vec!["big.md".into()], vec!["a".repeat(2_000_001)], "en")
+        .err()
+        .unwrap();
+    assert_eq!(get(&err, "refusal.kind"), "too-large");
+    assert_eq!(get(&err, "refusal.file"), "big.md");
+    assert_eq!(get(&err, "refusal.bytes"), 2_000_001);
+    assert_eq!(
+        get(&err, "refusal.limit"),
+        onrecord_core::MAX_FILE_BYTES as u32
+    );
+    assert!(get(&err, "refusal.count").is_undefined());
+    let err = Engine::from_documents(vec![], vec![], "en").err().unwrap();
+    assert_eq!(get(&err, "refusal.kind"), "no-files");
+    assert!(get(&err, "refusal.file").is_undefined());
+    let engine = Engine::from_documents(
+        vec!["a.md".into()],
+        vec!["# A\n\nFerns like rain.".into()],
+        "en",
+    );
+    assert!(engine.is_ok());
 }
 
 #[wasm_bindgen_test]

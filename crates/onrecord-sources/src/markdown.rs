@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use onrecord_core::{Block, BlockKind, SourceSection};
-use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// A parsed page body: its first `#` heading (if any) and its sections.
 pub(crate) struct Parsed {
@@ -16,8 +16,11 @@ pub(crate) struct Parsed {
 
 pub(crate) fn parse(body: &str) -> Parsed {
     let mut p = Builder::default();
-    let options =
-        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES;
+    // Heading attributes: `## Title {#id}` (kramdown, mdBook) gives the heading its id.
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_HEADING_ATTRIBUTES;
     for event in Parser::new_ext(body, options) {
         p.event(event);
     }
@@ -32,9 +35,13 @@ struct Builder {
     stack: Vec<(u8, String)>,
     slugs: BTreeMap<String, usize>,
     heading: Option<(u8, String)>,
+    /// The id the heading names itself (`{#id}`), if any.
+    heading_id: Option<String>,
     /// Text of the block being read.
     buf: String,
     in_code: bool,
+    /// Whether the code block being read is Rust, whose `# ` lines the page hides.
+    rust_code: bool,
     in_table_cell: bool,
     cells: Vec<String>,
     rows: Vec<String>,
@@ -53,6 +60,8 @@ impl Builder {
                 self.text(&t);
             }
             Event::SoftBreak | Event::HardBreak => self.text(" "),
+            // A line break written as HTML separates words as a break does.
+            Event::InlineHtml(html) if is_line_break(&html) => self.text(" "),
             // Raw HTML, math and footnote markers are not prose.
             _ => {}
         }
@@ -68,8 +77,9 @@ impl Builder {
 
     fn start(&mut self, tag: Tag<'_>) {
         match tag {
-            Tag::Heading { level, .. } => {
+            Tag::Heading { level, id, .. } => {
                 self.flush(BlockKind::Paragraph);
+                self.heading_id = id.map(|id| id.into_string());
                 self.heading = Some((heading_level(level), String::new()));
             }
             Tag::Item => {
@@ -78,9 +88,11 @@ impl Builder {
                 self.item_depth += 1;
             }
             Tag::BlockQuote(_) => self.quote_depth += 1,
-            Tag::CodeBlock(_) => {
+            Tag::CodeBlock(kind) => {
                 self.flush(self.prose_kind());
                 self.in_code = true;
+                self.rust_code = matches!(&kind, CodeBlockKind::Fenced(info)
+                    if info.split([',', ' ']).next() == Some("rust"));
             }
             Tag::TableCell => self.in_table_cell = true,
             Tag::Image { .. } => self.image_depth += 1,
@@ -111,6 +123,11 @@ impl Builder {
             TagEnd::CodeBlock => {
                 self.in_code = false;
                 let code = std::mem::take(&mut self.buf);
+                let code = if self.rust_code {
+                    shown_rust(&code)
+                } else {
+                    code
+                };
                 self.push_block(BlockKind::Code, code.trim_end().to_owned());
             }
             TagEnd::TableCell => {
@@ -168,6 +185,7 @@ impl Builder {
     }
 
     fn open_section(&mut self, level: u8, text: String) {
+        let id = self.heading_id.take();
         // The first level-1 heading before any content is the page title, not a section.
         if level == 1 && self.h1.is_none() && self.stack.is_empty() {
             self.h1 = Some(text);
@@ -178,7 +196,9 @@ impl Builder {
         }
         let slug = slug(&text);
         let count = self.slugs.entry(slug.clone()).or_insert(0);
-        let anchor = if *count == 0 {
+        let anchor = if let Some(id) = id {
+            id
+        } else if *count == 0 {
             slug.clone()
         } else {
             format!("{slug}-{count}")
@@ -211,6 +231,33 @@ fn heading_level(level: HeadingLevel) -> u8 {
         HeadingLevel::H5 => 5,
         HeadingLevel::H6 => 6,
     }
+}
+
+/// The lines of a Rust example that rustdoc and mdBook show: `# ` lines are hidden setup code,
+/// and `##` at the start of a line stands for `#`.
+fn shown_rust(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    for line in code.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        if trimmed.trim_end() == "#" || trimmed.starts_with("# ") {
+            continue;
+        }
+        match trimmed.strip_prefix("##") {
+            Some(rest) => {
+                out.push_str(indent);
+                out.push('#');
+                out.push_str(rest);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+fn is_line_break(html: &str) -> bool {
+    let tag: String = html.chars().filter(|c| !c.is_whitespace()).collect();
+    matches!(tag.to_ascii_lowercase().as_str(), "<br>" | "<br/>")
 }
 
 /// Collapses runs of whitespace into single spaces and trims.
@@ -260,6 +307,15 @@ mod tests {
             [Prices & fees > Setup] #setup\n  Code: larkctl login\n\nlarkctl ls\n  Quote: Quoted words.\n\
             [Prices & fees] #prices--fees-1\n  Paragraph: Again.\n";
         assert_eq!(render(md), expected);
+    }
+
+    #[test]
+    fn rust_examples_show_what_the_page_shows() {
+        let md = "```rust,ignore\n# fn main() {\nlet x = 1;\n##[derive(Debug)]\n#\n# }\n```\n\n```sh\n# a shell comment\n```\n";
+        assert_eq!(
+            render(md),
+            "h1: None\n[] #\n  Code: let x = 1;\n#[derive(Debug)]\n  Code: # a shell comment\n"
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use super::kind::{AskKind, shape_matches};
 use crate::bm25::QueryTerm;
 use crate::format::{Fragment, Index};
 use crate::text::{Analyzer, Lang, tokens};
@@ -24,6 +25,17 @@ pub(crate) struct Pick {
     pub(crate) local: Covered,
     /// Terms found in the quoted sentences themselves.
     pub(crate) in_quote: Covered,
+    /// For a table row: the byte range of its header row in the fragment text.
+    pub(crate) header: Option<(u32, u32)>,
+}
+
+/// What the quote picker weighs besides the question's words.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Preference {
+    /// The kind of answer the question asks for.
+    pub(crate) kind: AskKind,
+    /// How much a sentence of that shape counts, in shares of the question's weight.
+    pub(crate) shape_weight: f32,
 }
 
 /// The question's terms stemmed for one page language.
@@ -75,12 +87,20 @@ pub(crate) fn union(a: &[bool], b: &[bool]) -> Covered {
     a.iter().zip(b).map(|(x, y)| *x || *y).collect()
 }
 
-/// Picks the quote of `fragment` for the question: its best sentence (the first on a tie),
-/// with the sentence before it when the best one opens by referring back ("It", "These")
-/// or the one before introduces it (ends with ':'), the sentence after when the best one
-/// introduces a list, and otherwise the neighbour that adds most of the question's missing
-/// terms, if any does.
-pub(crate) fn pick(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> Pick {
+/// Picks the quote of `fragment` for the question: its best sentence (the first on a tie) —
+/// the one carrying most of the question's weight, plus `prefer.shape_weight` of it when the
+/// sentence has the shape the question asks for (a number for "how much", …) — with the
+/// sentence before it when the best one opens by referring back ("It", "These") or the one
+/// before introduces it (ends with ':'), the sentence after when the best one introduces a
+/// list or code, and otherwise the neighbour that adds most of the question's missing terms,
+/// if any does. `opening`: the fragment opens its section.
+pub(crate) fn pick(
+    index: &Index,
+    fragment: &Fragment,
+    terms: &[QueryTerm],
+    prefer: Preference,
+    opening: bool,
+) -> Pick {
     let doc = index.docs.get(fragment.doc as usize);
     let lang = doc.map_or(index.default_lang, |d| d.lang);
     let wanted = Wanted::new(index, lang, terms);
@@ -91,15 +111,48 @@ pub(crate) fn pick(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> P
             .and_then(|&(s, e)| fragment.text.get(s as usize..e as usize))
             .unwrap_or("")
     };
-    let per_sentence: Vec<Covered> = (0..fragment.sentences.len())
+    // A table row is read with its header row: "EUR 19" answers "price" under "Price".
+    let header_of = |i: usize| -> Option<usize> {
+        fragment
+            .table_rows
+            .iter()
+            .find(|&&(row, _)| row as usize == i)
+            .map(|&(_, header)| header as usize)
+    };
+    let is_header = |i: usize| fragment.table_rows.iter().any(|&(_, h)| h as usize == i);
+    let own_covered: Vec<Covered> = (0..fragment.sentences.len())
         .map(|i| wanted.covered(sentence(i)))
         .collect();
+    let per_sentence: Vec<Covered> = (0..fragment.sentences.len())
+        .map(|i| match header_of(i).and_then(|h| own_covered.get(h)) {
+            Some(header) => union(&own_covered[i], header),
+            None => own_covered[i].clone(),
+        })
+        .collect();
+    let total: f32 = terms.iter().map(|t| t.idf).sum();
+    let n_units = fragment.sentences.len();
+    let shaped: Vec<bool> = (0..n_units)
+        .map(|i| {
+            let introduces = i + 1 < n_units && sentence(i).trim_end().ends_with(':');
+            shape_matches(prefer.kind, sentence(i), opening && i == 0, introduces)
+        })
+        .collect();
     let mut best = 0;
-    let mut best_weight = 0.0;
+    let mut best_score = 0.0;
     for (i, covered) in per_sentence.iter().enumerate() {
+        // A header row is context for its rows, not an answer of its own.
+        if is_header(i) {
+            continue;
+        }
         let w = weight(terms, covered);
-        if w > best_weight {
-            best_weight = w;
+        // The shape counts only for a sentence that carries some of the question.
+        let bonus = if w > 0.0 && shaped.get(i) == Some(&true) {
+            prefer.shape_weight * total
+        } else {
+            0.0
+        };
+        if w + bonus > best_score {
+            best_score = w + bonus;
             best = i;
         }
     }
@@ -112,7 +165,10 @@ pub(crate) fn pick(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> P
     let text = sentence(best);
     let prev = best.checked_sub(1).map(sentence);
     let next = (best + 1 < fragment.sentences.len()).then(|| sentence(best + 1));
-    if prev.is_some_and(|p| refers_back(text, lang) || p.trim_end().ends_with(':')) {
+    let header = header_of(best);
+    if header.is_some() {
+        // A row stands alone under its header.
+    } else if prev.is_some_and(|p| refers_back(text, lang) || p.trim_end().ends_with(':')) {
         first = best - 1;
     } else if next.is_some() && text.trim_end().ends_with(':') {
         last = best + 1;
@@ -152,6 +208,7 @@ pub(crate) fn pick(index: &Index, fragment: &Fragment, terms: &[QueryTerm]) -> P
         end,
         local: union(&in_quote, &context),
         in_quote,
+        header: header.and_then(|h| fragment.sentences.get(h).copied()),
     }
 }
 

@@ -1,0 +1,631 @@
+//! The evidence for a question: what retrieval found, what each of the best fragments would
+//! quote, and the features the decline model weighs. Nothing here decides.
+
+use super::config::{AnswerConfig, Features};
+use super::kind::{AskKind, ask_kind};
+use super::quote::{Pick, Preference, Wanted, pick, union, weight};
+use super::{Decline, Quote, Section, citation};
+use crate::bm25::{QueryTerm, query_terms};
+use crate::format::{Fragment, Index, RoutingHint};
+use crate::page::asks_about_changes;
+use crate::question::check_question;
+use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
+use crate::text::{Analyzer, Lang, is_stopword, tokens};
+use crate::vector::{QueryModel, similarity};
+
+/// How many of the best-ranked fragments compete to give the first quote.
+const ANSWER_CANDIDATES: usize = 3;
+/// At most this many quotes, each from a different page.
+const MAX_QUOTES: usize = 3;
+/// A further quote must add at least this share of the question's idf weight.
+const COMPOUND_GAIN: f32 = 0.2;
+/// Other matching sections listed under an answer.
+const MAX_RELATED: usize = 4;
+/// A word of the question that no quoted page has makes an answer partial when it carries at
+/// least this share of the question's weight.
+const PARTIAL_SHARE: f32 = 0.25;
+
+/// Everything [`super::decide`] needs, gathered for one question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assessment {
+    /// The question's content words.
+    pub terms: Vec<QueryTerm>,
+    /// The kind of answer it asks for.
+    pub kind: AskKind,
+    /// Content words no page uses.
+    pub missing_terms: Vec<String>,
+    /// Private notes that bear on the question.
+    pub hints: Vec<RoutingHint>,
+    /// The quotes an answer would give (empty when nothing could be quoted).
+    pub quotes: Vec<Quote>,
+    /// Other matching sections.
+    pub related: Vec<Section>,
+    /// The evidence features.
+    pub features: Features,
+    /// A decline that needs no weighing (a question that cannot be asked; no content words; no
+    /// word on any page).
+    pub hard_decline: Option<Decline>,
+    /// Whether the question was embedded (the hybrid decline model applies).
+    pub has_vector: bool,
+    /// Share of the question's weight in the quoted fragments.
+    pub coverage: f32,
+    /// Share of the question's weight in the quoted sentences, their headings and page title.
+    pub support: f32,
+    /// Cosine similarity of the best quoted fragment, with vectors.
+    pub meaning: Option<f32>,
+    /// The weightiest subject words (and written forms such as "HTTP/3") missing from the
+    /// first quote's page.
+    pub missing_on_page: Vec<String>,
+    /// Words the answer would leave out: on none of the quoted pages.
+    pub incomplete: Vec<String>,
+    /// The quotable fragments in the order the answerer weighed them, best first (set-aside
+    /// pages left out): what the eval scores as the shipped retrieval.
+    pub ranked: Vec<u32>,
+}
+
+/// A fragment that competes to be quoted.
+struct Candidate<'a> {
+    frag: u32,
+    fragment: &'a Fragment,
+    pick: Pick,
+}
+
+pub(super) fn assess(
+    index: &Index,
+    model: Option<&QueryModel>,
+    question: &str,
+    config: &AnswerConfig,
+) -> Assessment {
+    // A question that cannot be asked is read as no question, and declined below.
+    let (question, bad_question) = match check_question(question) {
+        Ok(question) => (question, None),
+        Err(why) => ("", Some(why)),
+    };
+    let terms = query_terms(index, question);
+    let kind = ask_kind(question);
+    let missing_terms: Vec<String> = terms
+        .iter()
+        .filter(|t| !t.in_corpus())
+        .map(|t| t.word.clone())
+        .collect();
+    let mut res = Assessment {
+        hints: bearing_hints(index, &terms, config.hint_floor),
+        terms: Vec::new(),
+        kind,
+        missing_terms,
+        quotes: Vec::new(),
+        related: Vec::new(),
+        features: Features::default(),
+        hard_decline: None,
+        has_vector: false,
+        coverage: 0.0,
+        support: 0.0,
+        meaning: None,
+        missing_on_page: Vec::new(),
+        incomplete: Vec::new(),
+        ranked: Vec::new(),
+    };
+    if let Some(why) = bad_question {
+        res.hard_decline = Some(Decline::BadQuestion(why));
+        return res;
+    }
+    if terms.is_empty() {
+        res.hard_decline = Some(Decline::NoContentWords);
+        return res;
+    }
+    if res.missing_terms.len() == terms.len() {
+        res.hard_decline = Some(Decline::NeverMentioned {
+            terms: res.missing_terms.clone(),
+        });
+        res.terms = terms;
+        return res;
+    }
+    // Embedded once: for ranking and for the meaning feature.
+    let vector = query_vector(index, model, question);
+    res.has_vector = vector.is_some();
+    // With the query model, common English words ("put", "often", "mind") are told from the
+    // words that name the subject; the key shares weigh only the latter.
+    let common: Vec<bool> = terms
+        .iter()
+        .map(|t| {
+            model
+                .filter(|_| res.has_vector)
+                .is_some_and(|m| m.is_common_word(&t.word))
+        })
+        .collect();
+    // Twice the fragments, so that set-aside pages cannot crowd the quotable ones out.
+    let hits = rank(
+        index,
+        vector.as_deref(),
+        &terms,
+        config.top_k.saturating_mul(2),
+        SHIPPED,
+        &config.fusion,
+    );
+    let prefer = Preference {
+        kind,
+        shape_weight: config.shape_weight,
+    };
+    let share = |covered: &[bool]| share_of(&terms, covered);
+    // The share of the question's subject words (all words when every one is common).
+    let key_weights: Vec<bool> = if common.iter().all(|&c| c) {
+        vec![true; terms.len()]
+    } else {
+        common.iter().map(|&c| !c).collect()
+    };
+    let key_share = |covered: &[bool]| {
+        let (key, key_covered): (Vec<QueryTerm>, Vec<bool>) = terms
+            .iter()
+            .zip(covered)
+            .zip(&key_weights)
+            .filter(|(_, k)| **k)
+            .map(|((t, c), _)| (t.clone(), *c))
+            .unzip();
+        share_of(&key, &key_covered)
+    };
+    // Release notes and listings match almost any question and answer almost none: they are
+    // quoted only for questions about versions or changes (and stay among related sections).
+    let changes = asks_about_changes(question);
+    let mut set_aside: Vec<Candidate> = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for (position, hit) in hits.iter().enumerate() {
+        let Some(fragment) = index.fragments.get(hit.fragment as usize) else {
+            continue;
+        };
+        let noise = index
+            .docs
+            .get(fragment.doc as usize)
+            .is_some_and(|d| d.kind.is_noise());
+        if noise && !changes {
+            if position < config.top_k {
+                set_aside.push(Candidate {
+                    frag: hit.fragment,
+                    fragment,
+                    pick: pick(index, fragment, &terms, prefer, false),
+                });
+            }
+            continue;
+        }
+        res.ranked.push(hit.fragment);
+        if candidates.len() < config.top_k {
+            let opening = opens_section(index, hit.fragment, fragment);
+            candidates.push(Candidate {
+                frag: hit.fragment,
+                fragment,
+                pick: pick(index, fragment, &terms, prefer, opening),
+            });
+        }
+    }
+    // Among the first few fragments, quote the one whose quote carries most of the question;
+    // the better-ranked one on a tie.
+    let mut primary: Option<usize> = None;
+    for (i, c) in candidates.iter().enumerate().take(ANSWER_CANDIDATES) {
+        if primary
+            .and_then(|p| candidates.get(p))
+            .is_none_or(|b| share(&c.pick.local) > share(&b.pick.local))
+        {
+            primary = Some(i);
+        }
+    }
+    let Some(primary) = primary else {
+        res.hard_decline = Some(Decline::BelowFloor {
+            coverage: 0.0,
+            meaning: None,
+        });
+        res.terms = terms;
+        return res;
+    };
+    let chosen = if asks_several(question) {
+        compound(&candidates, primary, &terms, &share)
+    } else {
+        vec![primary]
+    };
+    let picked: Vec<&Candidate> = chosen.iter().filter_map(|&i| candidates.get(i)).collect();
+    let none = vec![false; terms.len()];
+    let fold = |f: &dyn Fn(&Candidate) -> Vec<bool>| -> Vec<bool> {
+        picked
+            .iter()
+            .fold(none.clone(), |acc, c| union(&acc, &f(c)))
+    };
+    let local = fold(&|c| c.pick.local.clone());
+    let in_fragments = fold(&|c| fragment_terms(index, &terms, c.frag));
+    let coverage = share(&in_fragments);
+    let pages: Vec<(u32, u32)> = picked
+        .iter()
+        .map(|c| page_range(index, c.frag, c.fragment))
+        .collect();
+    let on_pages: Vec<bool> = terms
+        .iter()
+        .map(|t| pages.iter().any(|&(s, e)| in_range(index, t, s, e)))
+        .collect();
+    let meaning = vector.as_deref().and_then(|q| {
+        picked
+            .iter()
+            .filter_map(|c| similarity(index, c.frag, q))
+            .reduce(f32::max)
+    });
+    let first_page = pages.first().copied().unwrap_or((0, 0));
+    // The question's weight without framing words: what "share" means for a single word.
+    let total: f32 = terms.iter().filter(|t| !t.framing).map(|t| t.idf).sum();
+    let weight_of = |t: &QueryTerm| if total > 0.0 { t.idf / total } else { 0.0 };
+    let mut absent_first: Vec<&QueryTerm> = terms
+        .iter()
+        .zip(&common)
+        .filter(|(t, c)| !t.framing && !**c && !in_range(index, t, first_page.0, first_page.1))
+        .map(|(t, _)| t)
+        .collect();
+    // Heaviest first (an insertion sort: a handful of words, and no sort code in the wasm).
+    for i in 1..absent_first.len() {
+        let mut j = i;
+        while j > 0 && absent_first[j - 1].idf < absent_first[j].idf {
+            absent_first.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    let page_texts: Vec<String> = pages.iter().map(|&(s, e)| page_text(index, s, e)).collect();
+    let compounds_missing: Vec<String> = compounds(question)
+        .into_iter()
+        .filter(|c| !page_texts.iter().any(|t| t.contains(c.as_str())))
+        .collect();
+    let asks_quantity = kind == AskKind::Quantity;
+    // The quoted text as a reader sees it: the sentences, their headings and page title.
+    let quoted: Vec<&str> = picked
+        .iter()
+        .filter_map(|c| {
+            c.fragment
+                .text
+                .get(c.pick.start as usize..c.pick.end as usize)
+        })
+        .collect();
+    let quantity_shown = asks_quantity
+        && quoted
+            .iter()
+            .any(|q| q.chars().any(|ch| ch.is_ascii_digit()));
+    let (context, lang) = picked
+        .first()
+        .map_or((String::new(), index.default_lang), |c| {
+            let doc = index.docs.get(c.fragment.doc as usize);
+            (
+                format!(
+                    "{}. {}",
+                    doc.map_or("", |d| d.title.as_str()),
+                    c.fragment.heading_path.join(". ")
+                ),
+                doc.map_or(index.default_lang, |d| d.lang),
+            )
+        });
+    let analyzer = Analyzer::new(lang, index.settings.stemming);
+    let question_pairs = pairs(question, &analyzer, lang);
+    let quote_pairs = pairs(&format!("{context}. {}", quoted.join(" ")), &analyzer, lang);
+    let bigram_share = if question_pairs.is_empty() {
+        0.0
+    } else {
+        question_pairs
+            .iter()
+            .filter(|p| quote_pairs.contains(p))
+            .count() as f32
+            / question_pairs.len() as f32
+    };
+    // In the order of FEATURE_NAMES.
+    res.features = Features {
+        values: [
+            coverage,
+            key_share(&in_fragments),
+            share(&fold(&|c| c.pick.in_quote.clone())),
+            key_share(&local),
+            meaning.unwrap_or(0.0),
+            absent_first.first().map_or(0.0, |t| weight_of(t)),
+            f32::from(u8::from(!compounds_missing.is_empty())),
+            f32::from(u8::from(asks_quantity)),
+            f32::from(u8::from(quantity_shown)),
+            bigram_share,
+        ],
+    };
+    res.coverage = coverage;
+    res.support = share(&local);
+    res.meaning = meaning;
+    res.missing_on_page = compounds_missing
+        .iter()
+        .cloned()
+        .chain(absent_first.iter().take(3).map(|t| t.word.clone()))
+        .collect();
+    res.incomplete = compounds_missing
+        .iter()
+        .cloned()
+        .chain(
+            terms
+                .iter()
+                .zip(&on_pages)
+                .zip(&common)
+                .filter(|((t, on), c)| {
+                    !t.framing && !**on && !**c && (!t.in_corpus() || weight_of(t) >= PARTIAL_SHARE)
+                })
+                .map(|((t, _), _)| t.word.clone()),
+        )
+        .collect();
+    res.quotes = picked
+        .iter()
+        .map(|c| quote(index, c.frag, c.fragment, &c.pick, &terms))
+        .collect();
+    let mut related: Vec<Section> = Vec::new();
+    for c in candidates.iter().chain(&set_aside) {
+        if picked.iter().any(|p| p.frag == c.frag) {
+            continue;
+        }
+        let citation = citation(index, c.fragment, "");
+        let seen = related.iter().any(|s| s.citation.url == citation.url)
+            || res.quotes.iter().any(|q| q.citation.url == citation.url);
+        if !seen {
+            related.push(Section {
+                fragment: c.frag,
+                citation,
+            });
+        }
+    }
+    related.truncate(MAX_RELATED);
+    res.related = related;
+    res.terms = terms;
+    res
+}
+
+/// The primary candidate, then up to two more from other pages, each chosen because its quote
+/// adds a good share of the question that the quotes so far leave out: a compound question
+/// ("price, delivery fee and weight") is answered from the pages that each carry a part.
+fn compound(
+    candidates: &[Candidate],
+    primary: usize,
+    terms: &[QueryTerm],
+    share: &dyn Fn(&[bool]) -> f32,
+) -> Vec<usize> {
+    let mut chosen = vec![primary];
+    let mut covered = candidates
+        .get(primary)
+        .map_or_else(|| vec![false; terms.len()], |c| c.pick.local.clone());
+    while chosen.len() < MAX_QUOTES {
+        let docs: Vec<u32> = chosen
+            .iter()
+            .filter_map(|&i| candidates.get(i).map(|c| c.fragment.doc))
+            .collect();
+        let base = share(&covered);
+        let mut best: Option<(usize, f32)> = None;
+        for (i, c) in candidates.iter().enumerate() {
+            if docs.contains(&c.fragment.doc) {
+                continue;
+            }
+            // The quote itself must carry a missing term, not only its page title.
+            let adds_in_quote = c
+                .pick
+                .in_quote
+                .iter()
+                .zip(&covered)
+                .any(|(q, have)| *q && !*have);
+            let gain = share(&union(&covered, &c.pick.local)) - base;
+            if adds_in_quote && gain >= COMPOUND_GAIN && best.is_none_or(|(_, g)| gain > g) {
+                best = Some((i, gain));
+            }
+        }
+        let Some((i, _)) = best else { break };
+        if let Some(c) = candidates.get(i) {
+            covered = union(&covered, &c.pick.local);
+        }
+        chosen.push(i);
+    }
+    chosen
+}
+
+/// Adjacent content-word pairs of `text`, stemmed ("default line", "line length"): a phrase
+/// of the question found as written is stronger evidence than its words scattered.
+fn pairs(text: &str, analyzer: &Analyzer, lang: Lang) -> Vec<(String, String)> {
+    let words: Vec<String> = tokens(text)
+        .filter(|(_, w)| !is_stopword(w, lang))
+        .map(|(_, w)| analyzer.term(&w).into_owned())
+        .collect();
+    words
+        .windows(2)
+        .map(|w| (w[0].clone(), w[1].clone()))
+        .collect()
+}
+
+/// Whether the question joins several asks ("price, fee and weight"; "A oder B"): only then
+/// may the answer combine pages. Without this, a near-miss borrows its missing word from an
+/// unrelated page ("VAT number" from "company number" plus "prices include VAT").
+fn asks_several(question: &str) -> bool {
+    const JOINERS: &[&str] = &["and", "or", "plus", "und", "oder", "sowie"];
+    question.contains([',', ';']) || tokens(question).any(|(_, w)| JOINERS.contains(&w.as_str()))
+}
+
+/// Whether `frag` is the first fragment of its section (its opening sentences introduce it).
+fn opens_section(index: &Index, frag: u32, fragment: &Fragment) -> bool {
+    let prev = frag
+        .checked_sub(1)
+        .and_then(|p| index.fragments.get(p as usize));
+    prev.is_none_or(|p| p.doc != fragment.doc || p.anchor != fragment.anchor)
+}
+
+/// The fragment range `start..end` of the page `frag` belongs to (fragments are stored page
+/// by page, in page order).
+fn page_range(index: &Index, frag: u32, fragment: &Fragment) -> (u32, u32) {
+    let start = frag.saturating_sub(fragment.position);
+    let n = index
+        .docs
+        .get(fragment.doc as usize)
+        .map_or(1, |d| d.n_fragments);
+    (start, start.saturating_add(n))
+}
+
+/// Whether any of the term's stems is indexed for a fragment in `start..end`.
+fn in_range(index: &Index, term: &QueryTerm, start: u32, end: u32) -> bool {
+    term.term_ids
+        .iter()
+        .filter_map(|&id| index.terms.get(id))
+        .any(|p| {
+            let at = p.postings.partition_point(|&(f, _)| f < start);
+            p.postings.get(at).is_some_and(|&(f, _)| f < end)
+        })
+}
+
+/// A page's title, headings and text, lowercased: where written forms ("HTTP/3") are looked up.
+fn page_text(index: &Index, start: u32, end: u32) -> String {
+    let mut text = String::new();
+    if let Some(doc) = index
+        .fragments
+        .get(start as usize)
+        .and_then(|f| index.docs.get(f.doc as usize))
+    {
+        text.push_str(&doc.title.to_lowercase());
+    }
+    for f in index
+        .fragments
+        .get(start as usize..(end as usize).min(index.fragments.len()))
+        .unwrap_or_default()
+    {
+        for part in f.heading_path.iter().chain([&f.text]) {
+            text.push('\n');
+            text.push_str(&part.to_lowercase());
+        }
+    }
+    text
+}
+
+/// Written forms in the question that tokenizing would split and a page must contain as
+/// written to be about them: words with digits or inner `/ . _ + # :` ("HTTP/3", "x86_64",
+/// "Cargo.toml", "C++", "1.2.3") and options ("--line-length"), lowercased.
+fn compounds(question: &str) -> Vec<String> {
+    let mut res: Vec<String> = Vec::new();
+    for raw in question.split_whitespace() {
+        let word = raw.trim_matches(|c: char| {
+            matches!(
+                c,
+                '?' | '!'
+                    | ','
+                    | ';'
+                    | '('
+                    | ')'
+                    | '"'
+                    | '\''
+                    | '“'
+                    | '”'
+                    | '‘'
+                    | '’'
+                    | '`'
+                    | '['
+                    | ']'
+            )
+        });
+        let word = word.trim_end_matches(['.', ':']);
+        let inner = word
+            .trim_start_matches('-')
+            .chars()
+            .any(|c| matches!(c, '/' | '.' | '_' | '+' | '#' | ':'));
+        let has_alnum = word.chars().any(char::is_alphanumeric);
+        let mixed =
+            word.chars().any(|c| c.is_ascii_digit()) && word.chars().any(char::is_alphabetic);
+        if has_alnum && (inner || mixed || word.starts_with("--")) {
+            let lower = word.to_lowercase();
+            if !res.contains(&lower) {
+                res.push(lower);
+            }
+        }
+    }
+    res
+}
+
+/// Which of the question's terms occur anywhere in the fragment (its indexed words).
+fn fragment_terms(index: &Index, terms: &[QueryTerm], frag: u32) -> Vec<bool> {
+    terms.iter().map(|t| in_fragment(index, t, frag)).collect()
+}
+
+fn quote(index: &Index, frag: u32, fragment: &Fragment, pick: &Pick, terms: &[QueryTerm]) -> Quote {
+    let text = fragment
+        .text
+        .get(pick.start as usize..pick.end as usize)
+        .unwrap_or_default()
+        .to_owned();
+    let lang = index
+        .docs
+        .get(fragment.doc as usize)
+        .map_or(index.default_lang, |d| d.lang);
+    let highlights = Wanted::new(index, lang, terms).highlights(&text);
+    let header = pick
+        .header
+        .and_then(|(s, e)| fragment.text.get(s as usize..e as usize));
+    Quote {
+        fragment: frag,
+        start: pick.start,
+        end: pick.end,
+        citation: citation(index, fragment, &text),
+        header: header.map(str::to_owned),
+        text,
+        highlights,
+    }
+}
+
+/// Share (0..1) of the question's idf weight that `covered` carries. A framing verb ("think",
+/// "written") counts only when it is covered: it may help, it is never required.
+fn share_of(terms: &[QueryTerm], covered: &[bool]) -> f32 {
+    let total: f32 = terms
+        .iter()
+        .zip(covered)
+        .filter(|(t, c)| !t.framing || **c)
+        .map(|(t, _)| t.idf)
+        .sum();
+    if total > 0.0 {
+        weight(terms, covered) / total
+    } else {
+        0.0
+    }
+}
+
+/// Hints whose public-safe words (label, locator, keywords) cover at least `floor` of the
+/// question's idf weight, best first.
+fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingHint> {
+    if index.hints.is_empty() {
+        return Vec::new();
+    }
+    let mut covered = vec![vec![false; terms.len()]; index.hints.len()];
+    for (i, term) in terms.iter().enumerate() {
+        let mut hit: Vec<u32> = term
+            .hint_term_ids
+            .iter()
+            .filter_map(|&id| index.hint_terms.get(id))
+            .flat_map(|t| t.postings.iter().map(|&(h, _)| h))
+            .collect();
+        hit.sort_unstable();
+        hit.dedup();
+        for h in hit {
+            if let Some(c) = covered.get_mut(h as usize).and_then(|c| c.get_mut(i)) {
+                *c = true;
+            }
+        }
+    }
+    let mut bearing: Vec<(usize, f32)> = covered
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i, share_of(terms, c)))
+        .filter(|&(_, share)| share >= floor)
+        .collect();
+    bearing.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    bearing
+        .into_iter()
+        .filter_map(|(i, _)| index.hints.get(i).cloned())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compounds_are_written_forms_tokenizing_would_split() {
+        assert_eq!(
+            compounds("Does Express support HTTP/3, or x86_64 and C++? See Cargo.toml."),
+            ["http/3", "x86_64", "c++", "cargo.toml"]
+        );
+        assert_eq!(
+            compounds("Use --line-length 1.2.3 (v2)"),
+            ["--line-length", "1.2.3", "v2"]
+        );
+        assert!(compounds("Can I send back my e-bike if I change my mind?").is_empty());
+        assert!(compounds("What is 42?").is_empty());
+    }
+}

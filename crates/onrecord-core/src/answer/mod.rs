@@ -1,0 +1,359 @@
+//! Answering: quote the sentences that carry the question, with their citations, or decline
+//! and say why.
+//!
+//! [`assess`] gathers the evidence: retrieval, the quote each of the best fragments would give
+//! (the sentence carrying most of the question, preferring the shape the question asks for),
+//! further quotes from other pages for compound questions, and the evidence [`Features`].
+//! [`ask`] then decides: a logistic [`DeclineModel`] over the features gives the probability
+//! that quoting is right; below its threshold the question is declined with the reason that
+//! weighed most, above it the confidence label comes from the same probability. Every decision
+//! is deterministic and explained.
+
+mod config;
+mod evidence;
+mod kind;
+mod quote;
+pub(crate) mod shipped;
+
+use crate::bm25::QueryTerm;
+use crate::format::{Fragment, Index, RoutingHint};
+use crate::question::QuestionError;
+use crate::vector::QueryModel;
+
+pub use self::config::{AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FEATURES};
+pub use self::evidence::Assessment;
+pub use self::kind::{AskKind, ask_kind};
+pub(crate) use self::quote::text_fragment_url;
+
+/// What kind of reply this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Mode {
+    /// Quotes from the public pages answer the question.
+    Answer,
+    /// The public pages do not answer, but a private note bears on it: the reply says where
+    /// the moment lives (its hints) and quotes nothing.
+    RelatedMaterial,
+    /// The pages do not cover the question; nothing is cited.
+    NotFound,
+}
+
+/// The reply to a question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// Answer, related material or decline.
+    pub mode: Mode,
+    /// For an answer: whether the quotes carry the whole question, or which part is missing.
+    pub completeness: Option<Completeness>,
+    /// For an answer: how likely it is right, as measured on questions nobody tuned on;
+    /// `None` for a decline.
+    pub confidence: Option<Confidence>,
+    /// For an answer: other matching sections, not quoted (never on a decline).
+    pub related: Vec<Section>,
+    /// Routing hints to private notes that bear on the question (never their prose).
+    pub hints: Vec<RoutingHint>,
+    /// Verbatim quotes, each with its citation; empty when declining.
+    pub quotes: Vec<Quote>,
+    /// Why the question was declined, when it was.
+    pub decline: Option<Decline>,
+    /// Content words of the question that no page uses.
+    pub missing_terms: Vec<String>,
+}
+
+/// Whether an answer's quotes carry the whole question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completeness {
+    /// Every part of the question is on the quoted pages.
+    Supported,
+    /// These words of the question are on none of the quoted pages ("nothing here on ‘HTTP/3’").
+    Partial {
+        /// The missing words, as the question wrote them.
+        missing: Vec<String>,
+    },
+}
+
+impl Completeness {
+    /// The mode name the eval and the widget use: "supported" or "partial".
+    pub fn label(&self) -> &'static str {
+        match self {
+            Completeness::Supported => "supported",
+            Completeness::Partial { .. } => "partial",
+        }
+    }
+}
+
+/// How likely an answer is right: each label's cut point is chosen on the dev halves so that,
+/// on corpora left out of the choice, high is right at least 90% of the time and medium 70%.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Confidence {
+    /// Measured right ≥ 90% of the time on corpora nobody tuned on.
+    High,
+    /// Measured right ≥ 70% of the time.
+    Medium,
+    /// Passed the decline model, but less often right.
+    Low,
+}
+
+impl Confidence {
+    /// The label the widget shows.
+    pub fn label(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Medium => "medium",
+            Confidence::Low => "low",
+        }
+    }
+}
+
+/// Another section that matches the question, listed under an answer (not quoted).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    /// Index into [`Index::fragments`].
+    pub fragment: u32,
+    /// Where it is.
+    pub citation: Citation,
+}
+
+/// Why a question was declined.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Decline {
+    /// The question cannot be asked: too long, or it holds control characters.
+    BadQuestion(QuestionError),
+    /// The question has no content words (empty, punctuation or stopwords only).
+    NoContentWords,
+    /// None of the question's content words occur in the pages, or (when some do) these
+    /// weigh most in the decision.
+    NeverMentioned {
+        /// The words, as the question wrote them.
+        terms: Vec<String>,
+    },
+    /// The closest passage does not mention these words of the question.
+    Missing {
+        /// The words, as the question wrote them.
+        terms: Vec<String>,
+    },
+    /// The best sentence and its context carry too little of the question.
+    Unsupported {
+        /// Share of the question's weight around the quote.
+        coverage: f32,
+    },
+    /// The best passage covers too little of the question, in words and in meaning.
+    BelowFloor {
+        /// Share of the question's weight the best passage covers.
+        coverage: f32,
+        /// Cosine similarity of the passage to the question, when vectors were available.
+        meaning: Option<f32>,
+    },
+}
+
+/// A verbatim quote: `text` is exactly `fragment.text[start..end]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quote {
+    /// Index into [`Index::fragments`].
+    pub fragment: u32,
+    /// Byte offset of the quote in the fragment text.
+    pub start: u32,
+    /// Byte offset of the end of the quote.
+    pub end: u32,
+    /// The quoted text, sliced from the fragment.
+    pub text: String,
+    /// Byte ranges in `text` of the question's words (for highlighting).
+    pub highlights: Vec<(u32, u32)>,
+    /// For a table row: its table's header row, shown above it (sliced from the fragment too).
+    pub header: Option<String>,
+    /// Where the quote comes from.
+    pub citation: Citation,
+}
+
+/// Where a quote comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Citation {
+    /// Page title.
+    pub title: String,
+    /// Heading path joined with " › " (empty for the top of a page).
+    pub section: String,
+    /// Page URL with the heading anchor.
+    pub url: String,
+    /// `url` with a `#:~:text=` directive for the quote, for browsers that support it.
+    pub text_fragment_url: String,
+    /// One-based position of the fragment in its page.
+    pub fragment_no: u32,
+    /// Number of fragments in the page.
+    pub fragment_count: u32,
+}
+
+/// Answers `question` from `index` (with vectors when `model` fits it): quotes or declines.
+/// Never fails.
+pub fn ask(
+    index: &Index,
+    model: Option<&QueryModel>,
+    question: &str,
+    config: &AnswerConfig,
+) -> Answer {
+    decide(assess(index, model, question, config), config)
+}
+
+/// Gathers the evidence for `question` without deciding (the eval fits the decline model on
+/// these).
+pub fn assess(
+    index: &Index,
+    model: Option<&QueryModel>,
+    question: &str,
+    config: &AnswerConfig,
+) -> Assessment {
+    evidence::assess(index, model, question, config)
+}
+
+/// Decides on the evidence: quote with a confidence label, or decline with the reason that
+/// weighed most.
+pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
+    let Assessment {
+        terms,
+        missing_terms,
+        hints,
+        quotes,
+        related,
+        features,
+        hard_decline,
+        has_vector,
+        coverage,
+        meaning,
+        missing_on_page,
+        incomplete,
+        ..
+    } = assessment;
+    let declined = |decline: Decline| Answer {
+        mode: if hints.is_empty() {
+            Mode::NotFound
+        } else {
+            Mode::RelatedMaterial
+        },
+        completeness: None,
+        confidence: None,
+        quotes: Vec::new(),
+        related: Vec::new(),
+        hints: hints.clone(),
+        decline: Some(decline),
+        missing_terms: missing_terms.clone(),
+    };
+    if let Some(decline) = hard_decline {
+        return declined(decline);
+    }
+    let model = if has_vector {
+        &config.hybrid
+    } else {
+        &config.lexical
+    };
+    if !model.reaches(&features, model.threshold) || quotes.is_empty() {
+        return declined(reason(
+            model,
+            &features,
+            &terms,
+            &missing_terms,
+            &missing_on_page,
+            coverage,
+            meaning,
+        ));
+    }
+    let confidence = if model.reaches(&features, model.high) {
+        Confidence::High
+    } else if model.reaches(&features, model.medium) {
+        Confidence::Medium
+    } else {
+        Confidence::Low
+    };
+    Answer {
+        mode: Mode::Answer,
+        completeness: Some(if incomplete.is_empty() {
+            Completeness::Supported
+        } else {
+            Completeness::Partial {
+                missing: incomplete,
+            }
+        }),
+        confidence: Some(confidence),
+        quotes,
+        related,
+        hints,
+        decline: None,
+        missing_terms,
+    }
+}
+
+/// The named reason for a decline: the feature that pushed hardest towards declining,
+/// relative to a typical right answer.
+fn reason(
+    model: &DeclineModel,
+    features: &Features,
+    terms: &[QueryTerm],
+    missing_terms: &[String],
+    missing_on_page: &[String],
+    coverage: f32,
+    meaning: Option<f32>,
+) -> Decline {
+    let contributions = model.contributions(features);
+    let worst = contributions
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(b.1))
+        .map_or(0, |(i, _)| i);
+    // Feature positions, as in FEATURE_NAMES (compared by position: the names stay out of
+    // the wasm; a test keeps both in step).
+    const IN_QUOTE: usize = 2;
+    match worst {
+        // salient_missing, compound_missing
+        5 | 6 if !missing_on_page.is_empty() => Decline::Missing {
+            terms: missing_on_page.to_vec(),
+        },
+        // in_quote, key_support, quantity_shown, bigram_share: the sentence falls short
+        2 | 3 | 8 | 9 => Decline::Unsupported {
+            coverage: features.values[IN_QUOTE],
+        },
+        _ if terms.is_empty() => Decline::NoContentWords,
+        _ if !missing_terms.is_empty() && coverage < 0.5 => Decline::NeverMentioned {
+            terms: missing_terms.to_vec(),
+        },
+        _ => Decline::BelowFloor { coverage, meaning },
+    }
+}
+
+/// The citation of `fragment`; its text-fragment link points at `quote` (none when empty).
+fn citation(index: &Index, fragment: &Fragment, quote: &str) -> Citation {
+    let doc = index.docs.get(fragment.doc as usize);
+    let page = doc.map(|d| d.url.as_str()).unwrap_or_default();
+    let url = if fragment.anchor.is_empty() {
+        page.to_owned()
+    } else {
+        format!("{page}#{}", fragment.anchor)
+    };
+    Citation {
+        title: doc.map(|d| d.title.clone()).unwrap_or_default(),
+        section: fragment.heading_path.join(" › "),
+        text_fragment_url: if quote.is_empty() {
+            url.clone()
+        } else {
+            text_fragment_url(&url, quote)
+        },
+        url,
+        fragment_no: fragment.position.saturating_add(1),
+        fragment_count: doc.map_or(0, |d| d.n_fragments),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `reason` names features by position; this keeps the positions and the names in step.
+    #[test]
+    fn decline_reasons_refer_to_the_features_they_name() {
+        let at = |i: usize| FEATURE_NAMES[i];
+        assert_eq!(at(2), "in_quote");
+        assert_eq!(at(3), "key_support");
+        assert_eq!(at(5), "salient_missing");
+        assert_eq!(at(6), "compound_missing");
+        assert_eq!(at(8), "quantity_shown");
+        assert_eq!(at(9), "bigram_share");
+    }
+}

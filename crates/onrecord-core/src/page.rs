@@ -1,0 +1,270 @@
+//! Page kinds told from structure, not names: release notes (many short entries under
+//! version headings or citing changes) and listings (indexes, tables of contents, generated
+//! command or API lists: many short entries and little prose). Such pages share words with
+//! almost any question yet answer almost none, so they are not quoted unless a question asks
+//! about versions or changes; they stay retrievable as related sections.
+
+use serde::{Deserialize, Serialize};
+
+use crate::chunk::{BlockKind, SourceDoc};
+use crate::text::tokens;
+
+/// What kind of page a document is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum PageKind {
+    /// Prose that explains: guides, reference, FAQ.
+    Page,
+    /// Release notes or a changelog.
+    ReleaseNotes,
+    /// An index, table of contents or generated list.
+    Listing,
+}
+
+impl PageKind {
+    /// Parses a site owner's marking (frontmatter `kind:`), e.g. `release-notes`.
+    pub fn from_name(name: &str) -> Option<PageKind> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "page" | "guide" | "reference" => Some(PageKind::Page),
+            "release-notes" | "release notes" | "changelog" | "changes" | "news" => {
+                Some(PageKind::ReleaseNotes)
+            }
+            "listing" | "index" | "list" => Some(PageKind::Listing),
+            _ => None,
+        }
+    }
+
+    /// Whether this kind is quoted only for questions about versions or changes.
+    pub fn is_noise(self) -> bool {
+        self != PageKind::Page
+    }
+}
+
+/// A page needs at least this many entries (list items, table rows) to be release notes...
+const MIN_ENTRIES: usize = 25;
+/// ...of which this share sits under a version heading or cites a change.
+const CHANGE_SHARE: f32 = 0.5;
+/// A listing has at least this many entries...
+const MIN_LISTING_ENTRIES: usize = 40;
+/// ...this share of them link-like (at most `SHORT_WORDS` words)...
+const SHORT_SHARE: f32 = 0.75;
+const SHORT_WORDS: usize = 6;
+/// ...and prose paragraphs (more than `PROSE_WORDS` words) at most this share of all blocks.
+const PROSE_SHARE: f32 = 0.1;
+const PROSE_WORDS: usize = 12;
+
+/// The kind of `doc`, from its structure alone.
+pub fn page_kind(doc: &SourceDoc) -> PageKind {
+    let (mut entries, mut changes, mut short, mut prose, mut blocks) = (0usize, 0, 0, 0, 0);
+    for section in &doc.sections {
+        let versioned = section.heading_path.iter().any(|h| has_version(h));
+        for block in &section.blocks {
+            blocks += 1;
+            let lines: Vec<&str> = match block.kind {
+                BlockKind::ListItem => vec![block.text.as_str()],
+                // A table's first line is its header, not an entry.
+                BlockKind::Table => block.text.lines().skip(1).collect(),
+                BlockKind::Paragraph | BlockKind::Quote => {
+                    if tokens(&block.text).count() > PROSE_WORDS {
+                        prose += 1;
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            for line in lines {
+                entries += 1;
+                changes += usize::from(versioned || cites_change(line));
+                short += usize::from(tokens(line).count() <= SHORT_WORDS);
+            }
+        }
+    }
+    if entries < MIN_ENTRIES {
+        return PageKind::Page;
+    }
+    let share = |n: usize, of: usize| n as f32 / of.max(1) as f32;
+    if share(changes, entries) >= CHANGE_SHARE {
+        PageKind::ReleaseNotes
+    } else if entries >= MIN_LISTING_ENTRIES
+        && share(short, entries) >= SHORT_SHARE
+        && share(prose, blocks) <= PROSE_SHARE
+    {
+        PageKind::Listing
+    } else {
+        PageKind::Page
+    }
+}
+
+/// Whether `text` has a version number: digits joined by at least two dots or dashes
+/// ("1.2.0", "2024-05-01"), a "v" and a number ("v2", "v0.3"), or a number after the word
+/// "version" ("Version 26.10"). One dot alone is too common (prices, sizes) to count.
+fn has_version(text: &str) -> bool {
+    let mut after_version_word = false;
+    for raw in text
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | ',' | ';' | ':'))
+    {
+        let word = raw.trim_end_matches(['.', '?', '!']);
+        let digits = word.strip_prefix(['v', 'V']).unwrap_or(word);
+        let numeric = digits.starts_with(|c: char| c.is_ascii_digit())
+            && digits
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
+            && !digits.contains("..");
+        let separators = digits.matches(['.', '-']).count();
+        if numeric && (separators >= 2 || digits.len() < word.len() || after_version_word) {
+            return true;
+        }
+        after_version_word = word.eq_ignore_ascii_case("version");
+    }
+    false
+}
+
+/// Whether a list entry cites a change the way release notes do: an issue or pull request
+/// number ("#1234", "(#5481)") or a version.
+fn cites_change(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    bytes
+        .windows(2)
+        .any(|w| w[0] == b'#' && w[1].is_ascii_digit())
+        || has_version(line)
+}
+
+/// Whether a question asks about versions, releases or changes, so release notes may answer.
+pub fn asks_about_changes(question: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "added",
+        "changed",
+        "changelog",
+        "changes",
+        "deprecated",
+        "geändert",
+        "neu",
+        "new",
+        "release",
+        "released",
+        "releases",
+        "removed",
+        "seit",
+        "since",
+        "upgrade",
+        "upgrading",
+        "version",
+        "versionen",
+        "versions",
+    ];
+    has_version(question) || tokens(question).any(|(_, w)| WORDS.contains(&w.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::{Block, SourceSection};
+    use crate::text::Lang;
+
+    fn doc(sections: Vec<(Vec<&str>, Vec<Block>)>) -> SourceDoc {
+        SourceDoc {
+            path: "p.md".into(),
+            url: "/p/".into(),
+            title: "P".into(),
+            lang: Lang::English,
+            themes: vec![],
+            sections: sections
+                .into_iter()
+                .map(|(path, blocks)| SourceSection {
+                    heading_path: path.into_iter().map(str::to_owned).collect(),
+                    anchor: String::new(),
+                    blocks,
+                })
+                .collect(),
+        }
+    }
+
+    fn item(text: &str) -> Block {
+        Block {
+            kind: BlockKind::ListItem,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn release_notes_are_many_entries_under_versions_or_citing_changes() {
+        let notes = doc((0..6)
+            .map(|v| {
+                (
+                    vec!["Changelog"],
+                    (0..6)
+                        .map(|i| item(&format!("Fix a crash in the parser ({i}) (#{v}{i}42)")))
+                        .collect(),
+                )
+            })
+            .collect());
+        assert_eq!(page_kind(&notes), PageKind::ReleaseNotes);
+        let versioned = doc(vec![(
+            vec!["Version 26.10.1", "Stable style"],
+            (0..30).map(|_| item("Keep lines unchanged")).collect(),
+        )]);
+        assert_eq!(page_kind(&versioned), PageKind::ReleaseNotes);
+    }
+
+    #[test]
+    fn listings_are_many_short_entries_and_little_prose() {
+        let table = (0..40)
+            .map(|i| format!("kw{i} | [items]"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let listing = doc(vec![(
+            vec!["Keywords"],
+            vec![Block {
+                kind: BlockKind::Table,
+                text: format!("Symbol | Usage\n{table}"),
+            }],
+        )]);
+        assert_eq!(page_kind(&listing), PageKind::Listing);
+    }
+
+    #[test]
+    fn prose_pages_and_short_lists_stay_pages() {
+        let guide = doc(vec![(
+            vec!["Returns"],
+            (0..40)
+                .map(|i| {
+                    Block::paragraph(format!(
+                        "Paragraph {i} explains in plenty of words how the returns process works for every bike."
+                    ))
+                })
+                .chain((0..30).map(|i| item(&format!("Step {i}: pack the bike"))))
+                .collect(),
+        )]);
+        assert_eq!(page_kind(&guide), PageKind::Page);
+        let short = doc(vec![(
+            vec!["v1.2"],
+            (0..10).map(|_| item("Fix (#12)")).collect(),
+        )]);
+        assert_eq!(page_kind(&short), PageKind::Page);
+    }
+
+    #[test]
+    fn questions_about_changes() {
+        assert!(asks_about_changes(
+            "In which version was --cache-dir added?"
+        ));
+        assert!(asks_about_changes("Does 26.10.1 support Python 3.15?"));
+        assert!(!asks_about_changes("Is the Wren 19.90 a kilo lighter?"));
+        assert!(asks_about_changes("What changed in the last release?"));
+        assert!(!asks_about_changes("How do I exclude a folder?"));
+        assert!(!asks_about_changes(
+            "Can I return my bike if I change my mind?"
+        ));
+    }
+
+    #[test]
+    fn versions_are_numbers_with_dots_or_a_v() {
+        assert!(has_version("Version 26.10.1"));
+        assert!(has_version("v2 API"));
+        assert!(has_version("2024-05-01"));
+        assert!(has_version("Fixed in version 3"));
+        assert!(!has_version("EUR 19.90 per year"));
+        assert!(!has_version("Step 2: ship it"));
+        assert!(!has_version("x86_64 and value1.5x"));
+    }
+}

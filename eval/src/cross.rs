@@ -1,0 +1,904 @@
+//! The cross-corpus protocol (../shared/EVAL.md): each corpus of the registry is left out in
+//! turn; every knob is chosen, and the decline model fit, on the dev halves of the other
+//! corpora only; then the left-out corpus is scored on its test half (which nobody looked at
+//! while building the method) and on all its questions. The mean and the worst fold estimate
+//! what a site nobody tuned on gets. Separately, the shipped configuration (chosen the same
+//! way on every corpus's dev half) is scored on each test half.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use build_index::{Build, Embedder, Options, build_with};
+use onrecord_core::{
+    AnswerConfig, AskKind, DeclineModel, FEATURE_NAMES, Fusion, N_FEATURES, QueryModel, assess,
+    retrieve_fused,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::fit::{self, Row};
+use crate::metrics::{self, Answering, DEPTH, Retrieval, content_word_share, is_relevant};
+use crate::questions::{self, Kind, Question, Split, select};
+
+/// Scores per corpus per grid point, as (primary, secondary).
+type ScoreMatrix = Vec<Vec<(f64, f64)>>;
+
+/// One question set of the registry (`eval/corpora.json`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Entry {
+    pub name: String,
+    pub title: String,
+    /// Corpus folder, relative to the repository root.
+    pub corpus: PathBuf,
+    /// Question file, relative to the repository root.
+    pub questions: PathBuf,
+}
+
+#[derive(Debug, Deserialize)]
+struct Registry {
+    corpora: Vec<Entry>,
+}
+
+/// Reads the registry; paths in it are relative to `root`.
+pub fn load_registry(path: &Path, root: &Path) -> Result<Vec<Entry>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let registry: Registry = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a corpus registry", path.display()))?;
+    if registry.corpora.len() < 2 {
+        bail!(
+            "{}: leaving one corpus out needs at least two corpora",
+            path.display()
+        );
+    }
+    Ok(registry
+        .corpora
+        .into_iter()
+        .map(|e| Entry {
+            corpus: root.join(&e.corpus),
+            questions: root.join(&e.questions),
+            ..e
+        })
+        .collect())
+}
+
+/// A corpus with its index and its checked questions.
+struct Corpus {
+    entry: Entry,
+    questions: Vec<Question>,
+    built: Build,
+}
+
+impl Corpus {
+    fn split(&self, split: Split) -> Vec<&Question> {
+        select(&self.questions, split)
+    }
+}
+
+/// The fusion grid (vector weight × rerank weight × RRF constant), in a fixed order: ties go to
+/// the earlier point.
+fn fusion_grid() -> Vec<Fusion> {
+    let mut grid = Vec::new();
+    for vector_weight in [0.5f32, 0.75, 1.0, 1.5, 2.0, 3.0] {
+        for rerank_weight in [0.0f32, 0.5, 1.0, 2.0, 4.0] {
+            for rrf_c in [5.0f32, 20.0, 60.0] {
+                grid.push(Fusion {
+                    vector_weight,
+                    rerank_weight,
+                    rrf_c,
+                });
+            }
+        }
+    }
+    grid
+}
+
+/// How much the shape of a sentence may count when choosing what to quote; 0 first (a tie
+/// keeps the plain word count).
+const SHAPE_GRID: [f32; 5] = [0.0, 0.1, 0.25, 0.5, 1.0];
+
+/// Scores of every candidate on every corpus: `scores[corpus][candidate]`, each a (primary,
+/// tie-break) pair. Corpora are scored on two threads.
+fn score_matrix<K: Sync>(
+    corpora: &[Corpus],
+    candidates: &[K],
+    score: &(dyn Fn(&Corpus, &K) -> (f64, f64) + Sync),
+) -> Vec<Vec<(f64, f64)>> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = corpora
+            .iter()
+            .map(|c| s.spawn(move || candidates.iter().map(|k| score(c, k)).collect()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// The candidate with the best mean score over the `train` corpora (primary, then tie-break;
+/// the earlier candidate on a full tie).
+fn choose(scores: &[Vec<(f64, f64)>], train: &[usize]) -> usize {
+    let n = scores.first().map_or(0, Vec::len);
+    let mean = |k: usize| -> (f64, f64) {
+        let (mut a, mut b) = (0.0, 0.0);
+        for &c in train {
+            let (x, y) = scores[c][k];
+            a += x;
+            b += y;
+        }
+        let m = train.len().max(1) as f64;
+        (a / m, b / m)
+    };
+    let mut best = 0;
+    for k in 1..n {
+        let (a, b) = mean(k);
+        let (ba, bb) = mean(best);
+        if a > ba + 1e-9 || ((a - ba).abs() <= 1e-9 && b > bb + 1e-9) {
+            best = k;
+        }
+    }
+    best
+}
+
+/// The evidence rows of `qs`, as the decline model's fit sees them.
+fn rows(
+    c: &Corpus,
+    corpus: usize,
+    qs: &[&Question],
+    model: Option<&QueryModel>,
+    config: &AnswerConfig,
+) -> Vec<Row> {
+    qs.iter()
+        .map(|q| {
+            let a = assess(&c.built.index, model, &q.question, config);
+            let grounded = q.answerable()
+                && a.quotes
+                    .iter()
+                    .any(|quote| is_relevant(&c.built.index, q, quote.fragment));
+            Row {
+                corpus,
+                answerable: q.answerable(),
+                grounded,
+                hard_declined: a.hard_decline.is_some(),
+                x: a.features.values,
+                floors: [a.coverage, a.support, a.meaning.unwrap_or(0.0)],
+            }
+        })
+        .collect()
+}
+
+/// Share of the answerable questions whose would-be first quote holds at least half of an
+/// evidence phrase's content words (quote hit, before any decline).
+fn would_hit(
+    c: &Corpus,
+    qs: &[&Question],
+    model: Option<&QueryModel>,
+    config: &AnswerConfig,
+) -> f64 {
+    let answerable: Vec<&&Question> = qs.iter().filter(|q| q.answerable()).collect();
+    let hits = answerable
+        .iter()
+        .filter(|q| {
+            let a = assess(&c.built.index, model, &q.question, config);
+            a.quotes.first().is_some_and(|quote| {
+                q.evidence
+                    .iter()
+                    .any(|e| content_word_share(&quote.text, &e.phrase) >= 0.5)
+            })
+        })
+        .count();
+    hits as f64 / answerable.len().max(1) as f64
+}
+
+/// The hand-set floors the decline model replaced: answer when the meaning floor is met, or
+/// when both the coverage and the support floors are.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Floors {
+    coverage: f32,
+    support: f32,
+    meaning: f32,
+}
+
+fn floors_grid() -> Vec<Floors> {
+    let mut grid = Vec::new();
+    for coverage in [0.3f32, 0.4, 0.5, 0.6, 0.7] {
+        for support in [0.3f32, 0.4, 0.5, 0.6, 0.7, 0.8] {
+            for meaning in [0.4f32, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 2.0] {
+                grid.push(Floors {
+                    coverage,
+                    support,
+                    meaning,
+                });
+            }
+        }
+    }
+    grid
+}
+
+impl Floors {
+    fn answers(&self, r: &Row) -> bool {
+        let [coverage, support, meaning] = r.floors;
+        !r.hard_declined
+            && (meaning >= self.meaning || (coverage >= self.coverage && support >= self.support))
+    }
+}
+
+/// (Mean balanced accuracy, mean declined rate) of the floors on `rows`.
+fn floors_accuracy(floors: &Floors, rows: &[Row]) -> (f64, f64) {
+    let answered: Vec<f32> = rows
+        .iter()
+        .map(|r| f32::from(u8::from(floors.answers(r))))
+        .collect();
+    fit::balanced_accuracy(rows, &answered, 0.5)
+}
+
+/// The fold's configuration and how it was reached.
+struct Chosen {
+    config: AnswerConfig,
+    floors: Floors,
+}
+
+/// Everything measured on one set of questions with one configuration.
+struct Scored {
+    retrieval: Retrieval,
+    by_type: Vec<(Kind, Retrieval)>,
+    answering: Answering,
+    /// Balanced accuracy of the hand-set floors chosen on the same training data.
+    floors_ba: f64,
+}
+
+fn score(c: &Corpus, model: Option<&QueryModel>, qs: &[&Question], chosen: &Chosen) -> Scored {
+    let index = &c.built.index;
+    let config = &chosen.config;
+    // What the answerer weighs, in its order: fused, set-aside pages left out, reranked.
+    let rank = |q: &str| -> Vec<u32> { assess(index, model, q, config).ranked };
+    let by_type = Kind::ALL
+        .into_iter()
+        .filter(|k| *k != Kind::Unanswerable)
+        .map(|k| {
+            let of_kind: Vec<&Question> = qs.iter().copied().filter(|q| q.kind == k).collect();
+            (k, metrics::retrieval(index, &of_kind, &rank))
+        })
+        .collect();
+    let floor_rows = rows(c, 0, qs, model, config);
+    let (floors_ba, _) = floors_accuracy(&chosen.floors, &floor_rows);
+    Scored {
+        retrieval: metrics::retrieval(index, qs, &rank),
+        by_type,
+        answering: metrics::answering(index, model, qs, config),
+        floors_ba,
+    }
+}
+
+fn knobs_json(config: &AnswerConfig, with_vectors: bool) -> Value {
+    let model = if with_vectors {
+        &config.hybrid
+    } else {
+        &config.lexical
+    };
+    json!({
+        "vector_weight": config.fusion.vector_weight,
+        "rerank_weight": config.fusion.rerank_weight,
+        "rrf_c": config.fusion.rrf_c,
+        "shape_weight": config.shape_weight,
+        "decline": model_json(model),
+    })
+}
+
+fn model_json(m: &DeclineModel) -> Value {
+    let weights: serde_json::Map<String, Value> = FEATURE_NAMES
+        .iter()
+        .zip(m.weights)
+        .map(|(n, w)| ((*n).to_owned(), json!(w)))
+        .collect();
+    json!({ "bias": m.bias, "weights": weights, "threshold": m.threshold,
+            "high": m.high, "medium": m.medium })
+}
+
+fn knobs_text(config: &AnswerConfig, with_vectors: bool) -> String {
+    let m = if with_vectors {
+        &config.hybrid
+    } else {
+        &config.lexical
+    };
+    let cut = |c: f32| {
+        if c > 1.0 {
+            "–".to_owned()
+        } else {
+            format!("{c:.3}")
+        }
+    };
+    format!(
+        "fusion {}/{}/{}, shape {}, decline p<{:.3}, high ≥{}, medium ≥{}",
+        config.fusion.vector_weight,
+        config.fusion.rerank_weight,
+        config.fusion.rrf_c,
+        config.shape_weight,
+        m.threshold,
+        cut(m.high),
+        cut(m.medium)
+    )
+}
+
+fn scored_json(s: &Scored, n: usize) -> Value {
+    let by_type: serde_json::Map<String, Value> = s
+        .by_type
+        .iter()
+        .filter(|(_, r)| r.n > 0)
+        .map(|(k, r)| {
+            (
+                k.name().to_owned(),
+                json!({ "recall@1": r.recall_1, "recall@5": r.recall_5, "mrr": r.mrr, "n": r.n }),
+            )
+        })
+        .collect();
+    let a = &s.answering;
+    json!({
+        "questions": n,
+        "retrieval": {
+            "recall@1": s.retrieval.recall_1, "recall@3": s.retrieval.recall_3,
+            "recall@5": s.retrieval.recall_5, "mrr": s.retrieval.mrr, "by_type": by_type,
+        },
+        "answering": {
+            "answerable_correct": a.answerable_correct, "answerable_wrong": a.answerable_wrong,
+            "quote_hit": a.quote_hit, "unanswerable_declined": a.unanswerable_declined,
+            "false_answers": a.false_answers, "balanced_accuracy": a.balanced_accuracy,
+        },
+        "confidence": a.confidence,
+        "modes": a.modes,
+        "quote_hit_by_kind": quote_hit_by_kind(a),
+        "previous_method_balanced_accuracy": s.floors_ba,
+    })
+}
+
+/// Quote hit among answerable questions, per kind of answer asked for.
+fn quote_hit_by_kind(a: &Answering) -> Value {
+    let mut res = serde_json::Map::new();
+    for kind in AskKind::ALL {
+        let of_kind: Vec<&metrics::Outcome> = a
+            .outcomes
+            .iter()
+            .filter(|o| o.kind != Kind::Unanswerable && o.ask == kind)
+            .collect();
+        if of_kind.is_empty() {
+            continue;
+        }
+        let hits = of_kind.iter().filter(|o| o.quote_hit).count();
+        res.insert(
+            kind.name().to_owned(),
+            json!({ "n": of_kind.len(), "quote_hit": hits as f64 / of_kind.len() as f64 }),
+        );
+    }
+    Value::Object(res)
+}
+
+fn paraphrase_r5(s: &Scored) -> Option<f64> {
+    s.by_type
+        .iter()
+        .find(|(k, r)| *k == Kind::Paraphrase && r.n > 0)
+        .map(|(_, r)| r.recall_5)
+}
+
+const FOLD_HEADER: &str = "| corpus | questions | recall@5 | MRR | paraphrase recall@5 | answered correctly | answered wrongly | quote hit | unanswerable declined (false answers) | balanced accuracy | hand-set floors, balanced accuracy |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+
+/// One row of the fold tables.
+fn fold_row(md: &mut String, name: &str, n: usize, s: &Scored) {
+    let a = &s.answering;
+    let _ = writeln!(
+        md,
+        "| {name} | {n} | {:.3} | {:.3} | {} | {:.3} | {:.3} | {:.3} | {:.3} ({}) | **{:.3}** | {:.3} |",
+        s.retrieval.recall_5,
+        s.retrieval.mrr,
+        paraphrase_r5(s).map_or("–".into(), |v| format!("{v:.3}")),
+        a.answerable_correct,
+        a.answerable_wrong,
+        a.quote_hit,
+        a.unanswerable_declined,
+        a.false_answers,
+        a.balanced_accuracy,
+        s.floors_ba,
+    );
+}
+
+fn mean_row(md: &mut String, label: &str, results: &[Scored]) -> Value {
+    let mean = |f: &dyn Fn(&Scored) -> f64| -> f64 {
+        results.iter().map(f).sum::<f64>() / results.len().max(1) as f64
+    };
+    let v = json!({
+        "recall@5": mean(&|s| s.retrieval.recall_5),
+        "mrr": mean(&|s| s.retrieval.mrr),
+        "paraphrase_recall@5": mean(&|s| paraphrase_r5(s).unwrap_or(0.0)),
+        "answerable_correct": mean(&|s| s.answering.answerable_correct),
+        "answerable_wrong": mean(&|s| s.answering.answerable_wrong),
+        "quote_hit": mean(&|s| s.answering.quote_hit),
+        "unanswerable_declined": mean(&|s| s.answering.unanswerable_declined),
+        "balanced_accuracy": mean(&|s| s.answering.balanced_accuracy),
+        "previous_method_balanced_accuracy": mean(&|s| s.floors_ba),
+    });
+    let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
+    let _ = writeln!(
+        md,
+        "| **{label}** | | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | **{:.3}** | {:.3} |",
+        f("recall@5"),
+        f("mrr"),
+        f("paraphrase_recall@5"),
+        f("answerable_correct"),
+        f("answerable_wrong"),
+        f("quote_hit"),
+        f("unanswerable_declined"),
+        f("balanced_accuracy"),
+        f("previous_method_balanced_accuracy"),
+    );
+    v
+}
+
+/// The reliability and mode tables of the folds.
+fn reliability_table(md: &mut String, names: &[&str], results: &[Scored]) {
+    let _ = writeln!(
+        md,
+        "| corpus | high: n, precision | medium: n, precision | low: n, precision | supported | partial | related-material | not-found |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    let cell = |l: &metrics::Labelled| {
+        if l.n == 0 {
+            "0".to_owned()
+        } else {
+            format!("{}, {:.2}", l.n, l.precision)
+        }
+    };
+    let mut pooled = [(0usize, 0.0f64); 3];
+    for (name, s) in names.iter().zip(results) {
+        let c = &s.answering.confidence;
+        let m = &s.answering.modes;
+        let _ = writeln!(
+            md,
+            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+            cell(&c.high),
+            cell(&c.medium),
+            cell(&c.low),
+            m.supported,
+            m.partial,
+            m.related_material,
+            m.not_found
+        );
+        for (slot, l) in pooled.iter_mut().zip([&c.high, &c.medium, &c.low]) {
+            slot.0 += l.n;
+            slot.1 += l.precision * l.n as f64;
+        }
+    }
+    let p = |(n, right): (usize, f64)| {
+        if n == 0 {
+            "0".to_owned()
+        } else {
+            format!("{n}, {:.2}", right / n as f64)
+        }
+    };
+    let _ = writeln!(
+        md,
+        "| **all folds pooled** | {} | {} | {} | | | | |\n",
+        p(pooled[0]),
+        p(pooled[1]),
+        p(pooled[2])
+    );
+}
+
+/// What a run of the protocol returns: the report, the JSON and, when asked, the body of
+/// `crates/onrecord-core/src/answer/shipped.rs` fit on every corpus's dev half.
+pub struct CrossResult {
+    pub markdown: String,
+    pub json: Value,
+    pub shipped_rs: String,
+}
+
+/// Runs the protocol over the registry's corpora, built with `options` and `embedder`; with
+/// `dump`, also writes every question's evidence (JSON lines, shipped knobs) there, for
+/// looking at the features by hand.
+pub fn run(
+    entries: Vec<Entry>,
+    options: &Options,
+    embedder: Option<&Embedder>,
+    model: Option<&QueryModel>,
+    dump: Option<&Path>,
+) -> Result<CrossResult> {
+    let mut corpora = Vec::new();
+    for entry in entries {
+        let mut questions = questions::load(&entry.questions)?;
+        // On a built site, the question file's markdown sources are read as the built pages.
+        if build_index::corpus_input(&entry.corpus, options)? == build_index::Input::Html {
+            questions::on_built_site(&mut questions);
+        }
+        let problems = questions::check(&questions, &entry.corpus, options);
+        if !problems.is_empty() {
+            bail!(
+                "{}: {} problem(s), first: {}",
+                entry.questions.display(),
+                problems.len(),
+                problems[0]
+            );
+        }
+        let built = build_with(&entry.corpus, options, embedder)
+            .with_context(|| format!("cannot build the {} corpus", entry.name))?;
+        eprintln!(
+            "cross: {} built ({} fragments)",
+            entry.name,
+            built.index.fragments.len()
+        );
+        corpora.push(Corpus {
+            entry,
+            questions,
+            built,
+        });
+    }
+    let n = corpora.len();
+    let all: Vec<usize> = (0..n).collect();
+    let vectors = model.is_some();
+    if let Some(path) = dump {
+        let mut lines = String::new();
+        for c in &corpora {
+            for q in &c.questions {
+                let a = assess(&c.built.index, model, &q.question, &AnswerConfig::DEFAULT);
+                let grounded = q.answerable()
+                    && a.quotes
+                        .iter()
+                        .any(|quote| is_relevant(&c.built.index, q, quote.fragment));
+                let features: serde_json::Map<String, Value> = FEATURE_NAMES
+                    .iter()
+                    .zip(a.features.values)
+                    .map(|(n, v)| ((*n).to_owned(), json!(v)))
+                    .collect();
+                lines.push_str(&serde_json::to_string(&json!({
+                    "corpus": c.entry.name, "id": q.id, "type": q.kind.name(),
+                    "dev": select(&c.questions, Split::Dev).iter().any(|d| d.id == q.id),
+                    "question": q.question, "grounded": grounded,
+                    "hard": a.hard_decline.is_some(), "features": features,
+                    "quote": a.quotes.first().map(|q| q.text.chars().take(160).collect::<String>()),
+                    "missing_on_page": a.missing_on_page, "terms": a.terms.iter().map(|t| (t.word.clone(), t.idf)).collect::<Vec<_>>(),
+                }))?);
+                lines.push('\n');
+            }
+        }
+        std::fs::write(path, lines).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+
+    // Stage 1: fusion knobs by dev MRR (recall@5 breaks ties).
+    let fusions = fusion_grid();
+    let fusion_scores = score_matrix(&corpora, &fusions, &|c, f| {
+        let dev = c.split(Split::Dev);
+        let r = metrics::retrieval(&c.built.index, &dev, &|q| {
+            retrieve_fused(&c.built.index, model, q, DEPTH, f)
+                .iter()
+                .map(|h| h.fragment)
+                .collect()
+        });
+        (r.mrr, r.recall_5)
+    });
+    // Before the reranker is fit, candidates keep the fused order.
+    let base = |fusion: Fusion, shape_weight: f32| AnswerConfig {
+        fusion,
+        shape_weight,
+        ..AnswerConfig::DEFAULT
+    };
+    // Stage 2: the quote-shape weight by dev quote hit, with the fold's fusion.
+    let shape_scores: Vec<ScoreMatrix> = {
+        let mut memo: Vec<(usize, ScoreMatrix)> = Vec::new();
+        let mut res = Vec::new();
+        for train in all
+            .iter()
+            .map(|&l| all.iter().copied().filter(|&c| c != l).collect::<Vec<_>>())
+            .chain([all.clone()])
+        {
+            let f = choose(&fusion_scores, &train);
+            if !memo.iter().any(|(k, _)| *k == f) {
+                let m = score_matrix(&corpora, &SHAPE_GRID, &|c, &w| {
+                    (
+                        would_hit(c, &c.split(Split::Dev), model, &base(fusions[f], w)),
+                        0.0,
+                    )
+                });
+                memo.push((f, m));
+            }
+            res.push(
+                memo.iter()
+                    .find(|(k, _)| *k == f)
+                    .map(|(_, m)| m.clone())
+                    .unwrap_or_default(),
+            );
+        }
+        res
+    };
+    // Stage 3: the decline model fit on the training corpora's dev rows (for both the hybrid
+    // and the lexical answerer: the shipped configuration needs both).
+    let choose_config = |fold: usize, train: &[usize]| -> Chosen {
+        let fusion = fusions[choose(&fusion_scores, train)];
+        let shape_weight = SHAPE_GRID[choose(&shape_scores[fold], train)];
+        let config = base(fusion, shape_weight);
+        let fit_rows = |m: Option<&QueryModel>| -> Vec<Row> {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = train
+                    .iter()
+                    .map(|&c| {
+                        let corpus = &corpora[c];
+                        s.spawn(move || rows(corpus, c, &corpus.split(Split::Dev), m, &config))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_default())
+                    .collect()
+            })
+        };
+        let hybrid_rows = fit_rows(model);
+        let lexical_rows = if vectors {
+            fit_rows(None)
+        } else {
+            hybrid_rows.clone()
+        };
+        let hybrid = fit::decline_model(&hybrid_rows);
+        let lexical = fit::decline_model(&lexical_rows);
+        // The hand-set floors, for comparison, on the same rows.
+        let grid = floors_grid();
+        let floors = grid
+            .iter()
+            .copied()
+            .map(|f| (floors_accuracy(&f, &hybrid_rows), f))
+            // The first of the best: max_by would keep the last.
+            .fold(
+                None::<((f64, f64), Floors)>,
+                |best, (score, f)| match best {
+                    Some((b, _)) if b >= score => best,
+                    _ => Some((score, f)),
+                },
+            )
+            .map(|(_, f)| f)
+            .unwrap_or(Floors {
+                coverage: 0.5,
+                support: 0.7,
+                meaning: 0.55,
+            });
+        Chosen {
+            config: AnswerConfig {
+                hybrid: if vectors {
+                    hybrid
+                } else {
+                    AnswerConfig::DEFAULT.hybrid
+                },
+                lexical,
+                ..config
+            },
+            floors,
+        }
+    };
+
+    let mut md = String::new();
+    let _ = writeln!(md, "# Cross-corpus evaluation (leave one corpus out)\n");
+    let _ = writeln!(
+        md,
+        "Each corpus is left out in turn. Every knob — the fusion weights (by mean dev MRR), the quote-shape weight (by mean dev quote hit), the decline model's weights, threshold and confidence cut points (fit on the pooled dev rows) — is chosen on the **dev halves of the other corpora**; the left-out corpus is then scored on its **test half** (which nobody looked at while building the method) and on **all** its questions. Vectors: {}. Rates are fractions; one question moves a rate by 1/n (about 2 points on a test half of 45).\n",
+        if vectors {
+            "yes (the shipped teacher and query model)"
+        } else {
+            "no (lexical)"
+        }
+    );
+    let _ = writeln!(
+        md,
+        "| corpus | pages | fragments | questions |\n|---|---:|---:|---:|"
+    );
+    for c in &corpora {
+        let _ = writeln!(
+            md,
+            "| {} — {} | {} | {} | {} |",
+            c.entry.name,
+            c.entry.title,
+            c.built.index.docs.len(),
+            c.built.index.fragments.len(),
+            c.questions.len()
+        );
+    }
+    let mut folds = Vec::new();
+    let mut test_results = Vec::new();
+    let mut all_results = Vec::new();
+    let mut knobs_lines = String::new();
+    let mut lost_lines = Vec::new();
+    for (left, c) in corpora.iter().enumerate() {
+        let train: Vec<usize> = all.iter().copied().filter(|&c| c != left).collect();
+        let chosen = choose_config(left, &train);
+        let test = c.split(Split::Test);
+        let every = c.split(Split::All);
+        let s_test = score(c, model, &test, &chosen);
+        let s_all = score(c, model, &every, &chosen);
+        let _ = writeln!(
+            knobs_lines,
+            "- {}: {}",
+            c.entry.name,
+            knobs_text(&chosen.config, vectors)
+        );
+        let fold_rows = rows(c, 0, &every, model, &chosen.config);
+        let answerable = fold_rows.iter().filter(|r| r.answerable).count().max(1) as f64;
+        let grounded = fold_rows.iter().filter(|r| r.grounded).count() as f64;
+        lost_lines.push(format!(
+            "{} | {:.3} | {:.3} | {:.3} | {:.3}",
+            answerable,
+            s_all.retrieval.recall_5,
+            s_all.retrieval.recall_1,
+            grounded / answerable,
+            s_all.answering.answerable_correct
+        ));
+        folds.push(json!({
+            "corpus": c.entry.name,
+            "knobs": knobs_json(&chosen.config, vectors),
+            "test": scored_json(&s_test, test.len()),
+            "all": scored_json(&s_all, every.len()),
+        }));
+        test_results.push(s_test);
+        all_results.push(s_all);
+    }
+    let names: Vec<&str> = corpora.iter().map(|c| c.entry.name.as_str()).collect();
+    let worst = |results: &[Scored]| {
+        results
+            .iter()
+            .enumerate()
+            .min_by(|a, b| {
+                a.1.answering
+                    .balanced_accuracy
+                    .total_cmp(&b.1.answering.balanced_accuracy)
+            })
+            .map_or(0, |(i, _)| i)
+    };
+    let _ = writeln!(md, "\n## Left-out folds, test halves\n\n{FOLD_HEADER}");
+    for (i, s) in test_results.iter().enumerate() {
+        fold_row(&mut md, names[i], corpora[i].split(Split::Test).len(), s);
+    }
+    let mean_test = mean_row(&mut md, "mean of folds", &test_results);
+    let w_test = worst(&test_results);
+    let _ = writeln!(
+        md,
+        "\nWorst fold by balanced accuracy: **{}** ({:.3}).\n",
+        names[w_test], test_results[w_test].answering.balanced_accuracy
+    );
+    let _ = writeln!(
+        md,
+        "Confidence labels (precision = answered correctly among the answers with that label) and modes, test halves:\n"
+    );
+    reliability_table(&mut md, &names, &test_results);
+    let _ = writeln!(md, "## Left-out folds, all questions\n\n{FOLD_HEADER}");
+    for (i, s) in all_results.iter().enumerate() {
+        fold_row(&mut md, names[i], corpora[i].questions.len(), s);
+    }
+    let mean_all = mean_row(&mut md, "mean of folds", &all_results);
+    let w_all = worst(&all_results);
+    let _ = writeln!(
+        md,
+        "\nWorst fold by balanced accuracy: **{}** ({:.3}).\n",
+        names[w_all], all_results[w_all].answering.balanced_accuracy
+    );
+    reliability_table(&mut md, &names, &all_results);
+    let _ = writeln!(
+        md,
+        "Quote hit per kind of question (answerable questions, all):\n"
+    );
+    let _ = writeln!(
+        md,
+        "| corpus | {} |\n|---|{}",
+        AskKind::ALL.map(|k| k.name()).join(" | "),
+        "---:|".repeat(AskKind::ALL.len())
+    );
+    for (i, s) in all_results.iter().enumerate() {
+        let by = quote_hit_by_kind(&s.answering);
+        let cells: Vec<String> = AskKind::ALL
+            .iter()
+            .map(|k| {
+                by.get(k.name()).map_or("–".to_owned(), |v| {
+                    format!(
+                        "{:.2} ({})",
+                        v["quote_hit"].as_f64().unwrap_or(0.0),
+                        v["n"].as_u64().unwrap_or(0)
+                    )
+                })
+            })
+            .collect();
+        let _ = writeln!(md, "| {} | {} |", names[i], cells.join(" | "));
+    }
+    let _ = writeln!(
+        md,
+        "\nWhere answerable questions are lost (all questions, fold knobs): a relevant fragment retrieved in the top 5 and first; the would-be quote's fragment holds the evidence (what a perfect decline could answer correctly); answered correctly.\n\n| corpus | answerable | relevant in top 5 | relevant first | would-be quote grounded | answered correctly |\n|---|---:|---:|---:|---:|---:|"
+    );
+    for (i, line) in lost_lines.iter().enumerate() {
+        let _ = writeln!(md, "| {} | {line} |", names[i]);
+    }
+    let _ = writeln!(
+        md,
+        "\nKnobs chosen for each fold (on the other corpora):\n\n{knobs_lines}"
+    );
+
+    // What ships: the same procedure on every corpus's dev half.
+    let pooled = choose_config(n, &all);
+    let shipped = AnswerConfig::DEFAULT;
+    let same = knobs_json(&pooled.config, vectors) == knobs_json(&shipped, vectors)
+        && (vectors || pooled.config.lexical == shipped.lexical);
+    let _ = writeln!(
+        md,
+        "## What ships\n\nFit on the dev halves of all corpora: {}. In the code (`AnswerConfig::DEFAULT`, `crates/onrecord-core/src/answer/shipped.rs`): {}{}.\n",
+        knobs_text(&pooled.config, vectors),
+        knobs_text(&shipped, vectors),
+        if same {
+            " — the same"
+        } else {
+            " — **they differ: regenerate shipped.rs (`eval --cross eval/corpora.json --write-shipped`) or say why**"
+        }
+    );
+    let shipped_chosen = Chosen {
+        config: shipped,
+        floors: pooled.floors,
+    };
+    let _ = writeln!(
+        md,
+        "The shipped configuration on each corpus's **test** half (its dev half took part in the fit):\n\n{FOLD_HEADER}"
+    );
+    let mut shipped_json = Vec::new();
+    let mut shipped_results = Vec::new();
+    for c in &corpora {
+        let qs = c.split(Split::Test);
+        let s = score(c, model, &qs, &shipped_chosen);
+        fold_row(&mut md, &c.entry.name, qs.len(), &s);
+        shipped_json.push(json!({ "corpus": c.entry.name, "test": scored_json(&s, qs.len()) }));
+        shipped_results.push(s);
+    }
+    md.push('\n');
+    reliability_table(&mut md, &names, &shipped_results);
+    let json = json!({
+        "protocol": "leave-one-corpus-out; knobs and the decline model fit on the other corpora's dev halves; left-out corpus scored on its test half and on all questions",
+        "vectors": vectors,
+        "folds": folds,
+        "mean_test": mean_test,
+        "mean_all": mean_all,
+        "worst_fold_test": { "corpus": names[w_test],
+                             "balanced_accuracy": test_results[w_test].answering.balanced_accuracy },
+        "worst_fold_all": { "corpus": names[w_all],
+                            "balanced_accuracy": all_results[w_all].answering.balanced_accuracy },
+        "chosen_on_all_dev": knobs_json(&pooled.config, vectors),
+        "shipped_knobs": knobs_json(&shipped, vectors),
+        "shipped_on_test": shipped_json,
+    });
+    Ok(CrossResult {
+        markdown: md,
+        json,
+        shipped_rs: shipped_rs(&pooled.config, vectors),
+    })
+}
+
+/// The source of `answer/shipped.rs` for `config`.
+fn shipped_rs(config: &AnswerConfig, vectors: bool) -> String {
+    let model = |m: &DeclineModel| -> String {
+        let list = |v: &[f32; N_FEATURES]| -> String {
+            v.iter()
+                .zip(FEATURE_NAMES)
+                .map(|(x, name)| format!("        {x:?}, // {name}\n"))
+                .collect()
+        };
+        format!(
+            "DeclineModel {{\n    bias: {:?},\n    weights: [\n{}    ],\n    threshold: {:?},\n    high: {:?},\n    medium: {:?},\n    reference: [\n{}    ],\n}}",
+            m.bias,
+            list(&m.weights),
+            m.threshold,
+            m.high,
+            m.medium,
+            list(&m.reference)
+        )
+    };
+    format!(
+        "//! The shipped decline models, quote-shape weight and fusion knobs, as `eval --cross\n//! eval/corpora.json --write-shipped` fits them on the dev halves of every question set (this\n//! file is written by it{}). The cross-corpus table in `eval/results/cross-corpus.md` shows\n//! what the same procedure gives on each corpus when that corpus is left out of the fit.\n\nuse super::config::DeclineModel;\nuse crate::retrieve::Fusion;\n\n/// Fit with vectors (the query model loaded).\npub(crate) const HYBRID: DeclineModel = {};\n\n/// Fit without vectors (lexical answers, before the query model arrives).\npub(crate) const LEXICAL: DeclineModel = {};\n\n/// How much the shape of a sentence counts when choosing what to quote.\npub(crate) const SHAPE_WEIGHT: f32 = {:?};\n\n/// The fusion knobs of hybrid + rerank.\npub(crate) const FUSION: Fusion = Fusion {{\n    vector_weight: {:?},\n    rerank_weight: {:?},\n    rrf_c: {:?},\n}};\n",
+        if vectors {
+            ""
+        } else {
+            "; run without vectors, so HYBRID was not refit"
+        },
+        model(&config.hybrid),
+        model(&config.lexical),
+        config.shape_weight,
+        config.fusion.vector_weight,
+        config.fusion.rerank_weight,
+        config.fusion.rrf_c,
+    )
+}

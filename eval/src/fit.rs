@@ -1,0 +1,334 @@
+//! Fitting the decline model: a weighted, L2-regularised logistic regression over the evidence
+//! features (Newton's method on standardised features), its decision threshold and the
+//! confidence cut points. Everything is fit on the rows it is given; the cross-corpus protocol
+//! gives it the dev halves of the corpora that are not left out.
+
+use onrecord_core::{DeclineModel, N_FEATURES};
+
+/// One question's evidence, as the fit sees it.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Which corpus it comes from (rows are weighted so each corpus counts the same).
+    pub corpus: usize,
+    /// The question has an answer in the pages.
+    pub answerable: bool,
+    /// Quoting would be right: answerable, and the quote's fragment holds the evidence.
+    pub grounded: bool,
+    /// Declined before any weighing (no content words, no word on any page).
+    pub hard_declined: bool,
+    pub x: [f32; N_FEATURES],
+    /// Coverage, support and meaning, for the hand-set floors the model replaced.
+    pub floors: [f32; 3],
+}
+
+/// L2 penalty on the standardised weights (the row weights sum to two per corpus): keeps a
+/// small, noisy training set from giving one feature an extreme weight. Chosen on the dev
+/// rows of the left-out folds among 0.01-100 (`/work`-independent: see eval/README.md): 1.0
+/// gave the best balanced accuracy, weaker penalties 0.03-0.04 less.
+const L2: f64 = 1.0;
+const NEWTON_STEPS: usize = 30;
+
+/// Fits the logistic weights on `rows` (hard declines left out): each corpus weighs the same,
+/// and within it the answerable and the unanswerable questions weigh the same, as balanced
+/// accuracy counts them. Returns (bias, weights) on the raw features.
+pub fn logistic(rows: &[Row]) -> (f32, [f32; N_FEATURES]) {
+    let rows: Vec<&Row> = rows.iter().filter(|r| !r.hard_declined).collect();
+    if rows.is_empty() {
+        return (0.0, [0.0; N_FEATURES]);
+    }
+    let n_corpora = rows.iter().map(|r| r.corpus).max().unwrap_or(0) + 1;
+    let mut counts = vec![[0usize; 2]; n_corpora];
+    for r in &rows {
+        counts[r.corpus][usize::from(r.answerable)] += 1;
+    }
+    let xs: Vec<Vec<f32>> = rows.iter().map(|r| r.x.to_vec()).collect();
+    let ys: Vec<bool> = rows.iter().map(|r| r.grounded).collect();
+    let ws: Vec<f64> = rows
+        .iter()
+        .map(|r| 1.0 / counts[r.corpus][usize::from(r.answerable)].max(1) as f64)
+        .collect();
+    let (bias, w) = weighted_logistic(&xs, &ys, &ws);
+    let mut weights = [0f32; N_FEATURES];
+    for (slot, v) in weights.iter_mut().zip(w) {
+        *slot = v;
+    }
+    (bias, weights)
+}
+
+/// A weighted, L2-regularised logistic regression (Newton's method on standardised
+/// features; features with no spread keep weight 0). Returns (bias, weights) on the raw
+/// features.
+pub fn weighted_logistic(xs: &[Vec<f32>], ys: &[bool], ws: &[f64]) -> (f32, Vec<f32>) {
+    let d = xs.first().map_or(0, Vec::len);
+    if xs.is_empty() || d == 0 {
+        return (0.0, vec![0.0; d]);
+    }
+    let n = xs.len() as f64;
+    let mut mean = vec![0f64; d];
+    let mut sd = vec![0f64; d];
+    for x in xs {
+        for j in 0..d {
+            mean[j] += f64::from(x[j]) / n;
+        }
+    }
+    for x in xs {
+        for j in 0..d {
+            sd[j] += (f64::from(x[j]) - mean[j]).powi(2) / n;
+        }
+    }
+    for s in &mut sd {
+        *s = s.sqrt();
+    }
+    let z: Vec<Vec<f64>> = xs
+        .iter()
+        .map(|x| {
+            let mut v = vec![1.0];
+            v.extend((0..d).map(|j| {
+                if sd[j] > 1e-9 {
+                    (f64::from(x[j]) - mean[j]) / sd[j]
+                } else {
+                    0.0
+                }
+            }));
+            v
+        })
+        .collect();
+    let k = d + 1;
+    let mut beta = vec![0f64; k];
+    for _ in 0..NEWTON_STEPS {
+        // Gradient and Hessian of the weighted negative log-likelihood plus the L2 penalty
+        // (the intercept is not penalised).
+        let mut grad = vec![0f64; k];
+        let mut hess = vec![vec![0f64; k]; k];
+        for ((zi, &y), &w) in z.iter().zip(ys).zip(ws) {
+            let eta: f64 = beta.iter().zip(zi).map(|(b, x)| b * x).sum();
+            let p = 1.0 / (1.0 + (-eta).exp());
+            let y = f64::from(u8::from(y));
+            for a in 0..k {
+                grad[a] += w * (p - y) * zi[a];
+                for b in 0..k {
+                    hess[a][b] += w * p * (1.0 - p) * zi[a] * zi[b];
+                }
+            }
+        }
+        for a in 1..k {
+            grad[a] += L2 * beta[a];
+            hess[a][a] += L2;
+        }
+        hess[0][0] += 1e-9;
+        let Some(step) = solve(hess, grad) else { break };
+        let mut change = 0.0;
+        for a in 0..k {
+            beta[a] -= step[a];
+            change += step[a].abs();
+        }
+        if change < 1e-7 {
+            break;
+        }
+    }
+    // Back to raw features: w_raw = w / sd, bias_raw = b - sum(w * mean / sd).
+    let mut weights = vec![0f32; d];
+    let mut bias = beta[0];
+    for j in 0..d {
+        if sd[j] > 1e-9 {
+            let w = beta[j + 1] / sd[j];
+            weights[j] = w as f32;
+            bias -= w * mean[j];
+        }
+    }
+    (bias as f32, weights)
+}
+
+/// Solves `a x = b` by Gaussian elimination with partial pivoting; `None` when singular.
+fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+    let n = b.len();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        let (upper, lower) = a.split_at_mut(col + 1);
+        let pivot_row = &upper[col];
+        for (i, row) in lower.iter_mut().enumerate() {
+            let f = row[col] / pivot_row[col];
+            for (x, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                *x -= f * p;
+            }
+            b[col + 1 + i] -= f * b[col];
+        }
+    }
+    let mut x = vec![0f64; n];
+    for row in (0..n).rev() {
+        let s: f64 = (row + 1..n).map(|c| a[row][c] * x[c]).sum();
+        x[row] = (b[row] - s) / a[row][row];
+    }
+    Some(x)
+}
+
+/// Balanced accuracy per corpus of answering when p ≥ `threshold`, as (mean balanced accuracy,
+/// mean declined rate) over the corpora in `rows`.
+pub fn balanced_accuracy(rows: &[Row], probs: &[f32], threshold: f32) -> (f64, f64) {
+    let n_corpora = rows.iter().map(|r| r.corpus).max().map_or(0, |m| m + 1);
+    let mut per = vec![[0usize; 4]; n_corpora]; // answerable, correct, unanswerable, declined
+    for (r, &p) in rows.iter().zip(probs) {
+        let answered = !r.hard_declined && p >= threshold;
+        let c = &mut per[r.corpus];
+        if r.answerable {
+            c[0] += 1;
+            c[1] += usize::from(answered && r.grounded);
+        } else {
+            c[2] += 1;
+            c[3] += usize::from(!answered);
+        }
+    }
+    let (mut ba, mut declined, mut n) = (0.0, 0.0, 0.0);
+    for c in per.iter().filter(|c| c[0] + c[2] > 0) {
+        let correct = c[1] as f64 / c[0].max(1) as f64;
+        let dec = c[3] as f64 / c[2].max(1) as f64;
+        ba += (correct + dec) / 2.0;
+        declined += dec;
+        n += 1.0;
+    }
+    if n == 0.0 {
+        (0.0, 0.0)
+    } else {
+        (ba / n, declined / n)
+    }
+}
+
+/// Precision the confidence labels must reach on the fit's rows: above the targets (0.90 and
+/// 0.70 on corpora left out), because a cut chosen on the same rows it is scored on looks
+/// better there than it will elsewhere. 0.97 was chosen on the left-out corpora's dev rows
+/// (`tools/analysis/conf.py` in the closing note of issue 15): at 0.90–0.95 the High label
+/// reached only 0.73–0.86 there, so it must not be shown on this evidence.
+pub const HIGH_PRECISION: f64 = 0.97;
+pub const MEDIUM_PRECISION: f64 = 0.78;
+/// A label needs at least this many answers on the fit's rows to be shown at all.
+pub const MIN_LABELLED: usize = 8;
+
+/// Unanswerable questions the threshold must decline, on average over the fit's corpora: the
+/// product promises an honest decline before an answer, and the dev halves showed that
+/// choosing for balanced accuracy alone let a quarter of the near-misses through.
+pub const MIN_DECLINED: f64 = 0.95;
+
+/// The full decline model: logistic weights; the threshold that answers most questions
+/// correctly while declining at least `MIN_DECLINED` of the unanswerable ones (the most
+/// declines when none does); the confidence cut points and the reference point.
+pub fn decline_model(rows: &[Row]) -> DeclineModel {
+    let (bias, weights) = logistic(rows);
+    let mut model = DeclineModel {
+        bias,
+        weights,
+        threshold: 0.5,
+        high: 2.0,
+        medium: 2.0,
+        reference: [0.0; N_FEATURES],
+    };
+    let probs: Vec<f32> = rows
+        .iter()
+        .map(|r| model.probability(&onrecord_core::Features { values: r.x }))
+        .collect();
+    let grid: Vec<f32> = (1..200).map(|i| i as f32 * 0.005).collect();
+    let mut best = ((false, f64::MIN), 0.5f32);
+    for &t in &grid {
+        let (ba, declined) = balanced_accuracy(rows, &probs, t);
+        // Among thresholds that decline enough, the most correct answers (balanced accuracy
+        // rises with them at a fixed decline rate); otherwise the most declines.
+        let enough = declined >= MIN_DECLINED;
+        let key = (enough, if enough { ba } else { declined });
+        if key > best.0 {
+            best = (key, t);
+        }
+    }
+    model.threshold = best.1;
+    // Confidence: the lowest cut whose answers are precise enough, high first; medium covers
+    // [medium, high).
+    let answered: Vec<(f32, bool)> = rows
+        .iter()
+        .zip(&probs)
+        .filter(|(r, p)| !r.hard_declined && **p >= model.threshold)
+        .map(|(r, &p)| (p, r.grounded))
+        .collect();
+    let precision = |lo: f32, hi: f32| -> (f64, usize) {
+        let inside: Vec<bool> = answered
+            .iter()
+            .filter(|(p, _)| *p >= lo && *p < hi)
+            .map(|&(_, g)| g)
+            .collect();
+        let n = inside.len();
+        let right = inside.iter().filter(|&&g| g).count();
+        (if n == 0 { 0.0 } else { right as f64 / n as f64 }, n)
+    };
+    for &c in grid.iter().filter(|&&c| c >= model.threshold) {
+        let (prec, n) = precision(c, f32::INFINITY);
+        if n >= MIN_LABELLED && prec >= HIGH_PRECISION {
+            model.high = c;
+            break;
+        }
+    }
+    for &c in grid
+        .iter()
+        .filter(|&&c| c >= model.threshold && c < model.high)
+    {
+        let (prec, n) = precision(c, model.high);
+        if n >= MIN_LABELLED && prec >= MEDIUM_PRECISION {
+            model.medium = c;
+            break;
+        }
+    }
+    // The reference point: the mean evidence of the answers that were right.
+    let right: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.grounded && !r.hard_declined)
+        .collect();
+    for j in 0..N_FEATURES {
+        model.reference[j] = right.iter().map(|r| r.x[j]).sum::<f32>() / right.len().max(1) as f32;
+    }
+    model
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(corpus: usize, answerable: bool, grounded: bool, x0: f32) -> Row {
+        let mut x = [0f32; N_FEATURES];
+        x[0] = x0;
+        Row {
+            corpus,
+            answerable,
+            grounded,
+            hard_declined: false,
+            x,
+            floors: [x0, x0, 0.0],
+        }
+    }
+
+    #[test]
+    fn the_fit_separates_what_one_feature_separates() {
+        let mut rows = Vec::new();
+        for i in 0..40 {
+            let v = i as f32 / 40.0;
+            // Right answers have high coverage, unanswerables low, with some overlap.
+            rows.push(row(i % 2, true, v > 0.3, 0.4 + v * 0.6));
+            rows.push(row(i % 2, false, false, v * 0.6));
+        }
+        let model = decline_model(&rows);
+        assert!(model.weights[0] > 0.0, "{model:?}");
+        let p = |x0: f32| {
+            let mut x = [0f32; N_FEATURES];
+            x[0] = x0;
+            model.probability(&onrecord_core::Features { values: x })
+        };
+        assert!(p(0.95) > model.threshold && p(0.05) < model.threshold);
+        assert!(model.high >= model.threshold);
+    }
+
+    #[test]
+    fn solve_inverts_a_small_system() {
+        let x = solve(vec![vec![2.0, 1.0], vec![1.0, 3.0]], vec![3.0, 5.0]).unwrap();
+        assert!((x[0] - 0.8).abs() < 1e-9 && (x[1] - 1.4).abs() < 1e-9);
+    }
+}

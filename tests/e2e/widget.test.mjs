@@ -1,0 +1,119 @@
+// The widget's modules that need no browser, in Node: the sentences (www/onrecord/messages.js)
+// and the panel's state transitions (www/onrecord/state.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { messagesFor } from '../../www/onrecord/messages.js';
+import * as S from '../../www/onrecord/state.js';
+
+const en = messagesFor('en');
+const de = messagesFor('de');
+
+/** Every leaf of a messages object, called with sample arguments where it is a function. */
+function leaves(msgs, path = '') {
+  return Object.entries(msgs).flatMap(([key, value]) => {
+    const at = path ? `${path}.${key}` : key;
+    if (typeof value === 'object') return leaves(value, at);
+    if (typeof value === 'function') return [[at, String(value.length)]];
+    return [[at, 'text']];
+  });
+}
+
+test('German has every sentence English has, with the same arguments', () => {
+  assert.deepEqual(leaves(de), leaves(en));
+  assert.equal(messagesFor('de-AT'), de);
+  assert.equal(messagesFor('DE'), de);
+  assert.equal(messagesFor('fr'), en, 'languages without sentences fall back to English');
+  assert.equal(messagesFor('dev'), en);
+});
+
+test('a decline says why for every gate, and names unused words only once', () => {
+  const gates = ['no-content-words', 'never-mentioned', 'missing', 'below-floor', 'unsupported', 'other'];
+  for (const msgs of [en, de]) {
+    const reasons = gates.map((gate) => msgs.declineReason({ gate, terms: ['kubernetes'], coverage: 40 }, []));
+    assert.equal(new Set(reasons).size, gates.length, reasons.join(' | '));
+    for (const reason of reasons) assert.match(reason, /^\S.*\.$/);
+  }
+  assert.equal(en.declineReason({ gate: 'never-mentioned', terms: ['capital', 'france'], coverage: null }, ['capital', 'france']),
+    'These pages never mention ‘capital’ or ‘france’.');
+  assert.equal(en.declineReason({ gate: 'below-floor', terms: [], coverage: 40 }, ['redis', 'caching']),
+    'The closest passage covers only 40% of what you asked, so it is not quoted as an answer. These pages never mention ‘redis’ or ‘caching’.');
+  assert.equal(de.declineReason({ gate: 'unsupported', terms: [], coverage: 35 }, ['a', 'b', 'c']),
+    'Der nächstliegende Satz trägt nur 35 % Ihrer Frage und wird daher nicht als Antwort zitiert. Diese Seiten erwähnen ‚a‘, ‚b‘ oder ‚c‘ nicht.');
+  assert.equal(en.declineReason(null, []), 'These pages do not answer that.');
+});
+
+test('every refusal names the file in both languages', () => {
+  const refusals = [
+    { kind: 'not-text', file: 'x.pdf' }, { kind: 'too-large', file: 'x.md', bytes: 3, limit: 2 },
+    { kind: 'empty', file: 'x.md' }, { kind: 'binary', file: 'x.md' },
+  ];
+  for (const msgs of [en, de]) {
+    for (const r of refusals) assert.match(msgs.refusal(r), /^x\.(pdf|md) .+\.$/, JSON.stringify(r));
+    assert.match(msgs.refusal({ kind: 'too-many-files', count: 51, limit: 50 }), /^51 .+ 50 /);
+    assert.match(msgs.refusal({ kind: 'failed', detail: 'could not start the search worker w.js' }), /could not start the search worker w\.js\.$/);
+  }
+  assert.equal(en.refusal({ kind: 'too-large', file: 'huge.txt', bytes: 2_000_001, limit: 2_000_000 }),
+    'huge.txt is 2000001 bytes: files of at most 2000000 bytes can be indexed.');
+});
+
+test('plurals and the answered line', () => {
+  assert.equal(en.answered(1, 'Guide › Times', 'high'), 'Answered with 1 quote from Guide › Times. High confidence.');
+  assert.equal(en.answered(2, null, null), 'Answered with 2 quotes.');
+  assert.equal(de.answered(2, 'A', 'low'), 'Beantwortet mit 2 Zitaten aus A. Zuverlässigkeit niedrig.');
+  assert.equal(en.indexed(1), 'Indexed 1 file in this page. Ask away.');
+  assert.equal(de.summary.result(1, 2), 'Zusammenfassung: 1 geprüftes Zitat; 2 ungeprüfte Zitate weggelassen.');
+});
+
+const answer = (mode = 'answer') => ({
+  mode, completeness: null, incomplete: [], confidence: null, quotes: [], related: [], hints: [], decline: null, missingTerms: [],
+});
+
+test('an answer for a turn that is no longer in the thread is dropped', () => {
+  let s = S.asked(S.initial(), 'When do ferries leave?');
+  const first = s.turns[0].id;
+  s = S.documentsIndexed(s, ['notes.md']); // the visitor switched to their files meanwhile
+  assert.equal(S.answered(s, first, answer()), s);
+  assert.equal(S.askFailed(s, first, 'boom'), s);
+  s = S.asked(s, 'What do my notes say?');
+  assert.equal(s.turns[0].corpus, 'documents');
+  s = S.answered(s, s.turns[0].id, answer());
+  assert.equal(s.turns[0].answer?.mode, 'answer');
+  assert.deepEqual(s.notice, { kind: 'answered' });
+});
+
+test('each question starts a new thread until follow-ups exist; going back to the site empties it', () => {
+  let s = S.answered(S.asked(S.initial(), 'one'), 1, answer());
+  s = S.asked(s, 'two');
+  assert.deepEqual(s.turns.map((t) => [t.id, t.question, t.answer]), [[2, 'two', null]]);
+  s = S.backToSite(S.documentsIndexed(s, ['a.md']));
+  assert.deepEqual([s.corpus, s.documents, s.turns], ['site', [], []]);
+});
+
+test('"Ready" replaces only the loading notice; a failure is kept', () => {
+  let s = S.loading(S.initial());
+  assert.deepEqual([s.site, s.notice], ['loading', { kind: 'loading' }]);
+  assert.deepEqual(S.loaded(s).notice, { kind: 'ready' });
+  s = S.documentsIndexed(s, ['a.md', 'b.md']); // files dropped while the index loads
+  assert.deepEqual(S.loaded(s).notice, { kind: 'indexed', count: 2 });
+  const failed = S.failed(S.loading(S.initial()), { kind: 'wasm-blocked' });
+  assert.equal(S.loading(failed), failed, 'a failed engine is not retried');
+});
+
+test('files are judged by name and size before reading; engine refusals come through as data', () => {
+  assert.equal(S.precheck([{ name: 'a.md', size: 10 }, { name: 'b.TXT', size: S.MAX_FILE_BYTES }]), null);
+  assert.deepEqual(S.precheck([{ name: 'a.md', size: 1 }, { name: 'r.pdf', size: 1 }]), { kind: 'not-text', file: 'r.pdf' });
+  assert.deepEqual(S.precheck([{ name: 'big.md', size: S.MAX_FILE_BYTES + 1 }]),
+    { kind: 'too-large', file: 'big.md', bytes: S.MAX_FILE_BYTES + 1, limit: S.MAX_FILE_BYTES });
+  const refused = Object.assign(new Error('the files were refused'), { refusal: { kind: 'empty', file: 'e.md' } });
+  assert.deepEqual(S.refusalOf(refused), { kind: 'empty', file: 'e.md' });
+  assert.deepEqual(S.refusalOf(new Error('no index loaded')), { kind: 'failed', detail: 'no index loaded' });
+  const before = S.documentsIndexed(S.initial(), ['kept.md']);
+  assert.deepEqual(S.documentsRefused(before, { kind: 'empty', file: 'e.md' }).documents, ['kept.md']);
+});
+
+test('a blocked WebAssembly compile is told apart from other failures', () => {
+  const csp = Object.assign(new Error("WebAssembly.instantiate(): Refused to compile or instantiate WebAssembly module because 'wasm-unsafe-eval' is not an allowed source"), { name: 'CompileError' });
+  assert.deepEqual(S.failureOf(csp), { kind: 'wasm-blocked' });
+  assert.deepEqual(S.failureOf(new Error('index is corrupt')), { kind: 'error', detail: 'index is corrupt' });
+  assert.deepEqual(S.failureOf('plain'), { kind: 'error', detail: 'plain' });
+});

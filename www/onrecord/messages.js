@@ -1,0 +1,232 @@
+// Every sentence a visitor reads, in English and German, built here and nowhere else. The engine
+// sends kinds, terms and numbers (crates/onrecord-wasm/src/api.rs); the widget's language is
+// data-language, else the page's lang. Diagnostics that name a file, a URL or an HTTP status
+// (index decoding, fetch failures, the proxy's errors) come from where they happen and are
+// shown inside one of these sentences.
+
+import { MAX_QUESTION_CHARS } from './state.js';
+
+/**
+ * @typedef {import('../dist/pkg/onrecord_wasm.js').DeclineDto} DeclineDto
+ * @typedef {import('./state.js').Failure} Failure
+ * @typedef {import('./state.js').Refusal} Refusal
+ * @typedef {typeof en} Messages
+ */
+
+/** @param {number} n @param {string} one @param {string} many */
+const s = (n, one, many) => (n === 1 ? one : many);
+/** ‘a’, ‘b’ or ‘c’, with the language's quotation marks and conjunction.
+ * @param {string[]} words @param {string} open @param {string} close @param {string} or */
+const list = (words, open, close, or) => {
+  const q = words.map((w) => `${open}${w}${close}`);
+  return q.length > 1 ? `${q.slice(0, -1).join(', ')} ${or} ${q[q.length - 1]}` : (q[0] ?? '');
+};
+
+const en = {
+  title: 'Ask these pages',
+  placeholder: 'Ask a question about these pages',
+  ask: 'Ask',
+  close: 'Close',
+  /** @param {boolean} mac @returns {string} */
+  shortcut: (mac) => (mac ? '⌘K' : 'Ctrl K'),
+  /** @template T @param {T} pick the "choose files" control */
+  drop: (pick) => ['Your documents: drop .md or .txt files here, or ', pick,
+    '. They are indexed in this page and never sent anywhere.'],
+  chooseFiles: 'choose files',
+  /** @param {string[]} names */
+  askingDocuments: (names) => `Asking your documents: ${names.join(', ')}. `,
+  askSiteAgain: 'Ask this site again',
+
+  loading: 'Loading the search index…',
+  ready: 'Ready. Answers are quoted from these pages, or declined.',
+  /** @param {number} n @param {string | null} from @param {string | null} confidence */
+  answered: (n, from, confidence) => `Answered with ${n} ${s(n, 'quote', 'quotes')}${from ? ` from ${from}` : ''}.` +
+    (confidence ? ` ${en.confidence(confidence)}.` : ''),
+  relatedOnly: 'Not in these documents; related private material exists.',
+  /** @param {string} why */
+  declined: (why) => `Not in these documents. ${why}`.trim(),
+  /** @param {number} n */
+  indexed: (n) => `Indexed ${n} ${s(n, 'file', 'files')} in this page. Ask away.`,
+  siteAgain: 'Asking this site’s pages again.',
+  /** @param {string} detail */
+  askFailed: (detail) => `Something went wrong: ${detail}`,
+  /** @param {string} detail */
+  summariesFailed: (detail) => `Summaries are unavailable: ${detail}`,
+  /** @param {Failure} f */
+  unavailable: (f) => (f.kind === 'wasm-blocked'
+    ? 'Search is unavailable: this site’s Content Security Policy does not allow WebAssembly (script-src needs \'wasm-unsafe-eval\').'
+    : `Search is unavailable: ${f.detail}`),
+
+  /** @param {string | null} completeness supported or partial */
+  mode: (completeness) => `Answer · ${completeness === 'partial' ? 'partial' : 'supported'}`,
+  /** The part of the question the quoted pages do not cover. @param {string[]} terms */
+  nothingOn: (terms) => `Nothing here on ${list(terms, '‘', '’', 'or')}.`,
+  /** @param {string} level high, medium or low */
+  confidence: (level) => `${level.charAt(0).toUpperCase()}${level.slice(1)} confidence`,
+  /** @param {string} title @param {string} section */
+  citation: (title, section) => (section ? `${title} › ${section}` : title),
+  goToQuote: 'Go to the quote',
+  /** @param {number} no @param {number} count */
+  position: (no, count) => ` fragment ${no} of ${count}`,
+  otherSections: 'Other matching sections',
+  privateNotes: 'These pages do not answer that, but private notes of the site owner cover it:',
+  askForSummary: 'Ask for a summary',
+  /** @param {string[]} terms */
+  neverMention: (terms) => `These pages never mention ${list(terms, '‘', '’', 'or')}.`,
+  /** Why the engine declined, and the words no page uses when the gate did not already say so.
+   * @param {DeclineDto | null} d @param {string[]} missing */
+  declineReason: (d, missing) => {
+    const why = {
+      'too-long': `Questions can be at most ${MAX_QUESTION_CHARS} characters long.`,
+      'control-characters': 'The question holds control characters; please type it again.',
+      'no-content-words': 'Ask a question with some words these pages could contain.',
+      'never-mentioned': en.neverMention(d?.terms ?? []),
+      missing: `The closest passage never mentions ${list(d?.terms ?? [], '‘', '’', 'or')}, so it is not quoted as an answer.`,
+      'below-floor': `The closest passage covers only ${d?.coverage}% of what you asked, so it is not quoted as an answer.`,
+      unsupported: `The closest sentence carries only ${d?.coverage}% of what you asked, so it is not quoted as an answer.`,
+      other: 'These pages do not answer that.',
+    }[d?.gate ?? 'other'];
+    return d?.gate !== 'never-mentioned' && missing.length ? `${why} ${en.neverMention(missing)}` : why;
+  },
+
+  /** @param {Refusal} r */
+  refusal: (r) => {
+    switch (r.kind) {
+      case 'not-text': return `${r.file} is not a .md or .txt file.`;
+      case 'too-large': return `${r.file} is ${r.bytes} bytes: files of at most ${r.limit} bytes can be indexed.`;
+      case 'empty': return `${r.file} is empty.`;
+      case 'binary': return `${r.file} is not a text file (it holds binary data).`;
+      case 'no-text': return `${r.file} has no text to search, only headings or markup.`;
+      case 'too-many-files': return `${r.count} files is too many: at most ${r.limit} at once.`;
+      case 'no-files': return 'There are no files to index.';
+      case 'failed': return `Your files could not be indexed: ${r.detail}.`;
+      default: return 'Your files could not be indexed.';
+    }
+  },
+
+  summary: {
+    label: 'Model summary',
+    asking: 'Asking for a summary…',
+    writing: 'The model is writing; its draft is checked before it is kept.',
+    draft: 'Draft, not yet checked: ',
+    /** @param {string} why */
+    unavailable: (why) => `Summary unavailable: ${why}`,
+    cannotCheck: 'this page cannot check the model’s quotes',
+    noPassages: 'there are no passages to summarise',
+    /** @param {string} detail */
+    notReady: (detail) => `the search index is not ready (${detail})`,
+    /** @param {string} detail */
+    unreachable: (detail) => `the summary service cannot be reached (${detail})`,
+    /** @param {number} status */
+    http: (status) => `HTTP ${status}`,
+    callFailed: 'the model call failed',
+    /** @param {string} detail */
+    brokeOff: (detail) => `the summary stream broke off (${detail})`,
+    noResult: 'the summary stream ended without a result',
+    /** The proxy's reason for showing nothing. @param {unknown} reason */
+    nothing: (reason) => ({
+      'model-declined': 'The model found no answer in these passages.',
+      'no-verified-quote': 'The model’s answer could not be checked against these pages, so it is not shown.',
+      'model-output-invalid': 'The model replied in an unusable form, so nothing is shown.',
+      'model-output-cut': 'The model’s reply was cut off, so nothing is shown.',
+    })[String(reason)] ?? 'No checked answer from the model.',
+    /** @param {number} n @param {number} dropped */
+    result: (n, dropped) => `Summary: ${n} checked ${s(n, 'quote', 'quotes')}` +
+      (dropped ? `; ${dropped} unchecked ${s(dropped, 'quote', 'quotes')} left out.` : '.'),
+  },
+};
+
+/** @type {Messages} */
+const de = {
+  title: 'Diese Seiten fragen',
+  placeholder: 'Eine Frage zu diesen Seiten stellen',
+  ask: 'Fragen',
+  close: 'Schließen',
+  shortcut: (mac) => (mac ? '⌘K' : 'Strg K'),
+  drop: (pick) => ['Eigene Dokumente: .md- oder .txt-Dateien hierher ziehen oder ', pick,
+    '. Sie werden in dieser Seite indexiert und nirgendwohin gesendet.'],
+  chooseFiles: 'Dateien auswählen',
+  askingDocuments: (names) => `Gefragt werden Ihre Dokumente: ${names.join(', ')}. `,
+  askSiteAgain: 'Wieder diese Website fragen',
+
+  loading: 'Der Suchindex wird geladen…',
+  ready: 'Bereit. Antworten werden wörtlich aus diesen Seiten zitiert oder abgelehnt.',
+  answered: (n, from, confidence) => `Beantwortet mit ${n} ${s(n, 'Zitat', 'Zitaten')}${from ? ` aus ${from}` : ''}.` +
+    (confidence ? ` ${de.confidence(confidence)}.` : ''),
+  relatedOnly: 'Nicht in diesen Dokumenten; es gibt verwandtes privates Material.',
+  declined: (why) => `Nicht in diesen Dokumenten. ${why}`.trim(),
+  indexed: (n) => `${n} ${s(n, 'Datei', 'Dateien')} in dieser Seite indexiert. Fragen Sie los.`,
+  siteAgain: 'Es werden wieder die Seiten dieser Website gefragt.',
+  askFailed: (detail) => `Etwas ist schiefgegangen: ${detail}`,
+  summariesFailed: (detail) => `Zusammenfassungen sind nicht verfügbar: ${detail}`,
+  unavailable: (f) => (f.kind === 'wasm-blocked'
+    ? 'Die Suche ist nicht verfügbar: Die Content Security Policy dieser Website erlaubt kein WebAssembly (script-src braucht \'wasm-unsafe-eval\').'
+    : `Die Suche ist nicht verfügbar: ${f.detail}`),
+
+  mode: (completeness) => `Antwort · ${completeness === 'partial' ? 'teilweise' : 'gestützt'}`,
+  nothingOn: (terms) => `Hier steht nichts zu ${list(terms, '‚', '‘', 'oder')}.`,
+  confidence: (level) => `Zuverlässigkeit ${{ high: 'hoch', medium: 'mittel', low: 'niedrig' }[level] ?? level}`,
+  citation: (title, section) => (section ? `${title} › ${section}` : title),
+  goToQuote: 'Zum Zitat',
+  position: (no, count) => ` Fragment ${no} von ${count}`,
+  otherSections: 'Weitere passende Abschnitte',
+  privateNotes: 'Diese Seiten beantworten das nicht, aber private Notizen des Website-Betreibers behandeln es:',
+  askForSummary: 'Zusammenfassung anfordern',
+  neverMention: (terms) => `Diese Seiten erwähnen ${list(terms, '‚', '‘', 'oder')} nicht.`,
+  declineReason: (d, missing) => {
+    const why = {
+      'too-long': `Fragen dürfen höchstens ${MAX_QUESTION_CHARS} Zeichen lang sein.`,
+      'control-characters': 'Die Frage enthält Steuerzeichen; bitte geben Sie sie neu ein.',
+      'no-content-words': 'Stellen Sie eine Frage mit Wörtern, die in diesen Seiten vorkommen könnten.',
+      'never-mentioned': de.neverMention(d?.terms ?? []),
+      missing: `Der nächstliegende Abschnitt erwähnt ${list(d?.terms ?? [], '‚', '‘', 'oder')} nicht und wird daher nicht als Antwort zitiert.`,
+      'below-floor': `Der nächstliegende Abschnitt deckt nur ${d?.coverage} % Ihrer Frage ab und wird daher nicht als Antwort zitiert.`,
+      unsupported: `Der nächstliegende Satz trägt nur ${d?.coverage} % Ihrer Frage und wird daher nicht als Antwort zitiert.`,
+      other: 'Diese Seiten beantworten das nicht.',
+    }[d?.gate ?? 'other'];
+    return d?.gate !== 'never-mentioned' && missing.length ? `${why} ${de.neverMention(missing)}` : why;
+  },
+
+  refusal: (r) => {
+    switch (r.kind) {
+      case 'not-text': return `${r.file} ist keine .md- oder .txt-Datei.`;
+      case 'too-large': return `${r.file} ist ${r.bytes} Bytes groß: Dateien mit höchstens ${r.limit} Bytes können indexiert werden.`;
+      case 'empty': return `${r.file} ist leer.`;
+      case 'binary': return `${r.file} ist keine Textdatei (sie enthält Binärdaten).`;
+      case 'no-text': return `${r.file} enthält keinen durchsuchbaren Text, nur Überschriften oder Auszeichnungen.`;
+      case 'too-many-files': return `${r.count} Dateien sind zu viele: höchstens ${r.limit} auf einmal.`;
+      case 'no-files': return 'Es gibt keine Dateien zum Indexieren.';
+      case 'failed': return `Ihre Dateien konnten nicht indexiert werden: ${r.detail}.`;
+      default: return 'Ihre Dateien konnten nicht indexiert werden.';
+    }
+  },
+
+  summary: {
+    label: 'Zusammenfassung des Modells',
+    asking: 'Die Zusammenfassung wird angefordert…',
+    writing: 'Das Modell schreibt; sein Entwurf wird geprüft, bevor er bleibt.',
+    draft: 'Entwurf, noch nicht geprüft: ',
+    unavailable: (why) => `Zusammenfassung nicht verfügbar: ${why}`,
+    cannotCheck: 'diese Seite kann die Zitate des Modells nicht prüfen',
+    noPassages: 'es gibt keine Abschnitte zum Zusammenfassen',
+    notReady: (detail) => `der Suchindex ist nicht bereit (${detail})`,
+    unreachable: (detail) => `der Dienst für Zusammenfassungen ist nicht erreichbar (${detail})`,
+    http: (status) => `HTTP ${status}`,
+    callFailed: 'der Aufruf des Modells ist fehlgeschlagen',
+    brokeOff: (detail) => `die Zusammenfassung brach ab (${detail})`,
+    noResult: 'die Zusammenfassung endete ohne Ergebnis',
+    nothing: (reason) => ({
+      'model-declined': 'Das Modell hat in diesen Abschnitten keine Antwort gefunden.',
+      'no-verified-quote': 'Die Antwort des Modells ließ sich an diesen Seiten nicht prüfen und wird daher nicht gezeigt.',
+      'model-output-invalid': 'Das Modell antwortete in unbrauchbarer Form; daher wird nichts gezeigt.',
+      'model-output-cut': 'Die Antwort des Modells wurde abgeschnitten; daher wird nichts gezeigt.',
+    })[String(reason)] ?? 'Keine geprüfte Antwort des Modells.',
+    result: (n, dropped) => `Zusammenfassung: ${n} ${s(n, 'geprüftes Zitat', 'geprüfte Zitate')}` +
+      (dropped ? `; ${dropped} ${s(dropped, 'ungeprüftes Zitat', 'ungeprüfte Zitate')} weggelassen.` : '.'),
+  },
+};
+
+/** The sentences for a language tag: German for de and de-*, else English. @param {string} lang */
+export function messagesFor(lang) {
+  return /^de(-|$)/i.test(lang) ? de : en;
+}

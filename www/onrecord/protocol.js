@@ -1,0 +1,87 @@
+// The engine worker's protocol, for both ends: client.js in the page calls, onrecord-worker.js
+// serves. Every request kind, its payload and its reply are declared once, in `Requests`;
+// `tsc --checkJs` (scripts/test.sh) holds both ends and the engine's DTOs to it.
+//
+//   page → worker   { id, kind, payload }
+//   worker → page   { id, ok: true, value }  or  { id, ok: false, error: { name, message, refusal? } }
+
+/**
+ * @typedef {import('../dist/pkg/onrecord_wasm.js').AnswerDto} AnswerDto
+ * @typedef {import('../dist/pkg/onrecord_wasm.js').IndexInfoDto} IndexInfoDto
+ * @typedef {import('../dist/pkg/onrecord_wasm.js').VerifiedQuoteDto} VerifiedQuoteDto
+ * @typedef {import('../dist/pkg/onrecord_wasm.js').RefusalDto} RefusalDto
+ *
+ * @typedef {'site' | 'documents'} Corpus  the site's index, or the visitor's own files
+ *
+ * @typedef {{
+ *   init: { payload: { glue: string, wasm: string }, reply: void },
+ *   load: { payload: { index: string }, reply: { vectors: boolean } },
+ *   model: { payload: { url: string }, reply: void },
+ *   documents: { payload: { names: string[], texts: string[], lang: string }, reply: void },
+ *   forget: { payload: {}, reply: void },
+ *   ask: { payload: { corpus: Corpus, question: string }, reply: AnswerDto },
+ *   info: { payload: {}, reply: IndexInfoDto },
+ *   verifyQuote: { payload: { fragment: number, text: string }, reply: VerifiedQuoteDto | null },
+ * }} Requests
+ *   init: compile the wasm module (once); load: fetch and decode the site's index; model: add
+ *   the query model (matching by meaning); documents: index a visitor's files in memory (a
+ *   refusal keeps the previous ones); forget: drop them; ask: a question to either corpus;
+ *   info: the site index's version and corpus hash; verifyQuote: re-check a model's quote
+ *   against the site index (summary.js).
+ *
+ * @typedef {keyof Requests} Kind
+ * @typedef {<K extends Kind>(kind: K, payload: Requests[K]['payload']) => Promise<Requests[K]['reply']>} Call
+ * @typedef {{ [K in Kind]: (payload: Requests[K]['payload']) => Requests[K]['reply'] | Promise<Requests[K]['reply']> }} Handlers
+ * @typedef {{ name: string, message: string, refusal?: RefusalDto }} ErrorInfo
+ * @typedef {Error & { refusal?: RefusalDto }} EngineError  a failed request, as the page sees it
+ * @typedef {{ id: number, ok: true, value: unknown } | { id: number, ok: false, error: ErrorInfo }} Reply
+ */
+
+/**
+ * The page's end. Every call resolves with the worker's reply or rejects with an EngineError;
+ * a worker that cannot start (missing file, blocked by worker-src) fails every pending call
+ * with `cannotStart()`.
+ * @param {Worker} worker
+ * @param {() => Error} cannotStart
+ * @returns {Call}
+ */
+export function connect(worker, cannotStart) {
+  /** @type {Map<number, { ok: (value: any) => void, fail: (err: Error) => void }>} */
+  const pending = new Map();
+  let next = 0;
+  worker.onmessage = (/** @type {MessageEvent<Reply>} */ { data }) => {
+    const call = pending.get(data.id);
+    pending.delete(data.id);
+    if (data.ok) call?.ok(data.value);
+    else call?.fail(Object.assign(new Error(data.error.message), data.error));
+  };
+  worker.onerror = (event) => {
+    event.preventDefault();
+    for (const { fail } of pending.values()) fail(cannotStart());
+    pending.clear();
+  };
+  return (kind, payload) => new Promise((ok, fail) => {
+    pending.set(++next, { ok, fail });
+    worker.postMessage({ id: next, kind, payload });
+  });
+}
+
+/**
+ * The worker's end: answers each request with its handler's value, or with the error it threw
+ * (its name, message and, for refused files, the refusal as data).
+ * @param {Handlers} handlers
+ */
+export function serve(handlers) {
+  self.onmessage = async (/** @type {MessageEvent<{ id: number, kind: Kind, payload: any }>} */ { data: { id, kind, payload } }) => {
+    /** @type {Reply} */
+    let reply;
+    try {
+      if (!Object.hasOwn(handlers, kind)) throw new Error(`unknown request ${kind}`);
+      reply = { id, ok: true, value: await handlers[kind](payload) };
+    } catch (err) {
+      const { name = 'Error', message = String(err), refusal } = /** @type {EngineError} */ (err ?? {});
+      reply = { id, ok: false, error: refusal ? { name, message, refusal } : { name, message } };
+    }
+    self.postMessage(reply);
+  };
+}

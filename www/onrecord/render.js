@@ -1,0 +1,209 @@
+// Drawing the panel from its state (state.js) with DOM nodes and text nodes only: nothing from
+// an index, a visitor's file or a model is ever parsed as HTML, and links go only to same-origin
+// http(s) URLs. Every visible sentence comes from messages.js.
+
+import { MAX_QUESTION_CHARS } from './state.js';
+
+/**
+ * @typedef {import('./messages.js').Messages} Messages
+ * @typedef {import('./state.js').PanelState} PanelState
+ * @typedef {import('./state.js').Turn} Turn
+ * @typedef {import('./state.js').Notice} Notice
+ * @typedef {import('./protocol.js').AnswerDto} AnswerDto
+ * @typedef {import('../dist/pkg/onrecord_wasm.js').QuoteDto} QuoteDto
+ *
+ * @typedef {object} PanelView  the panel's fixed elements
+ * @property {HTMLElement} root
+ * @property {HTMLFormElement} form
+ * @property {HTMLInputElement} input
+ * @property {HTMLInputElement} files
+ * @property {HTMLElement} drop
+ * @property {HTMLElement} status  the live region
+ * @property {HTMLElement} result  the thread
+ * @property {HTMLElement} refusal
+ * @property {HTMLElement} documents
+ *
+ * @typedef {object} DrawContext
+ * @property {Messages} msgs
+ * @property {number} maxQuotes
+ * @property {((turn: Turn, box: HTMLElement, button: HTMLButtonElement) => void) | null} onSummary
+ *   offers "Ask for a summary" under answers from the site's pages
+ * @property {() => void} onSiteAgain
+ */
+
+/**
+ * An element with attributes and children; strings become text nodes.
+ * @template {keyof HTMLElementTagNameMap} T
+ * @param {T} tag
+ * @param {Record<string, string>} [attrs]
+ * @param {...(Node | string | null | undefined | false)} children
+ * @returns {HTMLElementTagNameMap[T]}
+ */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== '' || k !== 'class') node.setAttribute(k, v);
+  for (const child of children) {
+    if (child === '' || child == null || child === false) continue;
+    node.append(typeof child === 'string' ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+/** The form, the live region, the thread and "your documents".
+ * @param {Messages} msgs @param {{ placeholder: string | null }} opts @returns {PanelView} */
+export function panelView(msgs, opts) {
+  const input = el('input', {
+    id: 'q', type: 'search', name: 'q', autocomplete: 'off', enterkeyhint: 'search',
+    placeholder: opts.placeholder ?? msgs.placeholder, maxlength: String(MAX_QUESTION_CHARS),
+  });
+  const form = el('form', { role: 'search', 'aria-label': msgs.title },
+    el('label', { for: 'q', class: 'label' }, msgs.title),
+    el('div', { class: 'row' }, input, el('button', { type: 'submit', class: 'ask' }, msgs.ask)));
+  const status = el('p', { class: 'onrecord-status', role: 'status', 'aria-live': 'polite' });
+  const result = el('div', { class: 'result' });
+  const files = el('input', { type: 'file', multiple: '', class: 'sr-only', accept: '.md,.markdown,.txt,text/markdown,text/plain' });
+  const refusal = el('p', { class: 'source error', role: 'alert' });
+  const documents = el('p', { class: 'source' });
+  const drop = el('div', { class: 'drop' },
+    el('p', {}, ...msgs.drop(el('label', { class: 'pick' }, msgs.chooseFiles, files))),
+    refusal, documents);
+  const root = el('div', { class: 'panel' }, form, status, result, drop);
+  return { root, form, input, files, drop, status, result, refusal, documents };
+}
+
+/** Brings the view from `prev` to `next`, touching only what changed (a summary shown under
+ * an answer stays until the thread changes).
+ * @param {PanelView} view @param {PanelState} prev @param {PanelState} next @param {DrawContext} ctx */
+export function draw(view, prev, next, ctx) {
+  if (next.turns !== prev.turns) {
+    view.result.replaceChildren(...next.turns.filter((t) => t.answer).map((t) => turnView(t, ctx)));
+  }
+  if (next.refusal !== prev.refusal) view.refusal.textContent = next.refusal ? ctx.msgs.refusal(next.refusal) : '';
+  if (next.documents !== prev.documents) {
+    view.documents.replaceChildren();
+    if (next.documents.length) {
+      const back = el('button', { type: 'button', class: 'link' }, ctx.msgs.askSiteAgain);
+      back.addEventListener('click', ctx.onSiteAgain);
+      view.documents.append(ctx.msgs.askingDocuments(next.documents), back);
+    }
+  }
+  if (next.notice !== prev.notice || next.turns !== prev.turns) drawStatus(view.status, next, ctx);
+}
+
+/** The live region: it announces every result; under a shown result it is visually hidden.
+ * @param {HTMLElement} status @param {PanelState} state @param {DrawContext} ctx */
+function drawStatus(status, { notice, turns }, ctx) {
+  const { msgs } = ctx;
+  const alert = notice?.kind === 'unavailable';
+  status.className = 'onrecord-status' + (alert ? ' onrecord-error' : '') + (notice?.kind === 'answered' ? ' quiet' : '');
+  status.setAttribute('role', alert ? 'alert' : 'status');
+  const answer = turns[turns.length - 1]?.answer;
+  switch (notice?.kind) {
+    case 'loading': status.textContent = msgs.loading; break;
+    case 'ready': status.textContent = msgs.ready; break;
+    case 'answered': status.textContent = answer ? answerStatus(answer, ctx) : ''; break;
+    case 'indexed': status.textContent = msgs.indexed(notice.count); break;
+    case 'site-again': status.textContent = msgs.siteAgain; break;
+    case 'ask-failed': status.textContent = msgs.askFailed(notice.detail); break;
+    case 'summary-failed': status.textContent = msgs.summariesFailed(notice.detail); break;
+    case 'unavailable': status.textContent = msgs.unavailable(notice.failure); break;
+    default: status.textContent = '';
+  }
+}
+
+/** @param {AnswerDto} answer @param {DrawContext} ctx */
+function answerStatus(answer, { msgs, maxQuotes }) {
+  if (answer.mode === 'answer') {
+    const shown = answer.quotes.slice(0, maxQuotes);
+    const first = shown[0]?.citation;
+    return msgs.answered(shown.length, first ? msgs.citation(first.title, first.section) : null, answer.confidence);
+  }
+  if (answer.mode === 'related-material') return msgs.relatedOnly;
+  return msgs.declined(msgs.declineReason(answer.decline, answer.missingTerms));
+}
+
+/** One answered turn: quotes with citations, related private material, or a decline.
+ * @param {Turn} turn @param {DrawContext} ctx */
+function turnView(turn, ctx) {
+  const { msgs } = ctx;
+  const answer = /** @type {AnswerDto} */ (turn.answer);
+  const own = turn.corpus === 'documents'; // the visitor's files have no pages to link to
+  const box = el('div', { class: 'answer', 'data-mode': answer.mode });
+  if (answer.mode === 'answer') {
+    const quotes = answer.quotes.slice(0, ctx.maxQuotes);
+    box.append(el('p', { class: 'meta' },
+      el('span', { class: 'chip mode' }, msgs.mode(answer.completeness)),
+      answer.confidence && el('span', { class: `chip confidence ${answer.confidence}` }, msgs.confidence(answer.confidence))));
+    for (const quote of quotes) box.append(quoteView(quote, own, msgs));
+    // A partial answer names the part of the question the quoted pages do not cover.
+    if (answer.incomplete.length) box.append(el('p', { class: 'missing' }, msgs.nothingOn(answer.incomplete)));
+    const related = answer.related.filter((r) => !quotes.some((q) => q.citation.url === r.url));
+    if (related.length) {
+      const list = el('ul', { class: 'related' });
+      for (const r of related) list.append(el('li', {}, place(r.url, msgs.citation(r.title, r.section), own)));
+      box.append(el('h3', { class: 'sub' }, msgs.otherSections), list);
+    }
+    if (ctx.onSummary && !own) {
+      const onSummary = ctx.onSummary;
+      const button = el('button', { type: 'button', class: 'summary' }, msgs.askForSummary);
+      button.addEventListener('click', () => onSummary(turn, box, button));
+      box.append(button);
+    }
+  } else if (answer.mode === 'related-material') {
+    // A private note bears on the question: say where the moment lives, never what it says.
+    const list = el('ul', { class: 'hints' });
+    for (const hint of answer.hints) list.append(el('li', {}, place(hint.url, hint.label, own), hint.locator && ` — ${hint.locator}`));
+    box.append(el('p', {}, msgs.privateNotes), list);
+  } else {
+    // A decline cites nothing: no quotes, no links, only the reason.
+    box.append(el('p', { class: 'onrecord-decline' }, msgs.declined(msgs.declineReason(answer.decline, answer.missingTerms))));
+  }
+  return box;
+}
+
+/** @param {QuoteDto} quote @param {boolean} own @param {Messages} msgs */
+function quoteView(quote, own, msgs) {
+  const c = quote.citation;
+  const caption = el('figcaption', { class: 'onrecord-cite' }, place(c.url, msgs.citation(c.title, c.section), own, 'chip cite'));
+  const jump = !own && c.textFragmentUrl && place(c.textFragmentUrl, msgs.goToQuote, false, 'jump');
+  if (jump && jump.tagName === 'A') caption.append(' ', jump);
+  caption.append(el('span', { class: 'pos' }, msgs.position(c.fragmentNo, c.fragmentCount)));
+  // A table row is quoted under its header row, as the page shows it.
+  const header = quote.header && el('div', { class: 'onrecord-row-header' }, quote.header);
+  return el('figure', { class: 'quote' }, el('blockquote', { class: 'onrecord-quote' }, ...(header ? [header] : []), ...highlight(quote)), caption);
+}
+
+/** The quote as text nodes, with the question's terms in <mark> by UTF-16 offsets.
+ * @param {QuoteDto} quote @returns {(string | HTMLElement)[]} */
+function highlight({ text, highlights }) {
+  const parts = [];
+  let at = 0;
+  const spans = highlights
+    .filter((h) => Number.isInteger(h.start) && Number.isInteger(h.end) && h.start < h.end)
+    .sort((a, b) => a.start - b.start);
+  for (const { start, end } of spans) {
+    const from = Math.max(start, at);
+    const to = Math.min(end, text.length);
+    if (from >= to) continue;
+    if (from > at) parts.push(text.slice(at, from));
+    parts.push(el('mark', {}, text.slice(from, to)));
+    at = to;
+  }
+  if (at < text.length) parts.push(text.slice(at));
+  return parts;
+}
+
+/** A link for same-origin http(s) URLs; anything else (or a visitor's own file) is plain text.
+ * @param {string} url @param {string} text @param {boolean} own @param {string} [cls] */
+function place(url, text, own, cls = '') {
+  let target = null;
+  try {
+    if (!own && url) target = new URL(url, document.baseURI);
+  } catch {
+    target = null;
+  }
+  if (target && (target.protocol === 'http:' || target.protocol === 'https:') && target.origin === location.origin) {
+    return el('a', { href: target.href, class: cls }, text);
+  }
+  return el('span', { class: cls }, text);
+}

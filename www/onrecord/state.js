@@ -1,0 +1,117 @@
+// The panel's state as plain data, and the only functions that change it: panel.js turns events
+// into these transitions, render.js draws the result. No DOM here, so tests run it in Node.
+//
+// Questions and answers form a thread of turns. Today every question starts a new thread,
+// because each question stands alone; follow-ups will append to it (earlier turns drawn
+// collapsed) and a "new question" control will empty it, without changing this shape.
+
+/**
+ * @typedef {import('./protocol.js').Corpus} Corpus
+ * @typedef {import('./protocol.js').AnswerDto} AnswerDto
+ * @typedef {import('./protocol.js').RefusalDto} RefusalDto
+ *
+ * @typedef {object} Turn  one question and its answer
+ * @property {number} id
+ * @property {string} question
+ * @property {Corpus} corpus  the pages it was asked of
+ * @property {AnswerDto | null} answer  null while the engine works on it
+ *
+ * @typedef {{ kind: 'wasm-blocked' } | { kind: 'error', detail: string }} Failure  why the site's engine is unavailable
+ * @typedef {RefusalDto | { kind: 'not-text', file: string } | { kind: 'failed', detail: string }} Refusal  why files were not indexed
+ *
+ * @typedef {{ kind: 'loading' } | { kind: 'ready' } | { kind: 'answered' } | { kind: 'indexed', count: number }
+ *   | { kind: 'site-again' } | { kind: 'ask-failed', detail: string } | { kind: 'summary-failed', detail: string }
+ *   | { kind: 'unavailable', failure: Failure }} Notice  what the live region says
+ *
+ * @typedef {object} PanelState
+ * @property {'idle' | 'loading' | 'ready' | 'failed'} site  the site's engine
+ * @property {Corpus} corpus  which pages questions go to
+ * @property {string[]} documents  the visitor's files, while corpus is 'documents'
+ * @property {Refusal | null} refusal  why the files dropped last were refused
+ * @property {Turn[]} turns  the thread, oldest first
+ * @property {number} nextTurn
+ * @property {Notice | null} notice
+ */
+
+/** Checked before reading a file: a huge file would stall the page before the core refused it. */
+export const MAX_FILE_BYTES = 2_000_000; // the core's MAX_FILE_BYTES
+/** The question box's limit: the engine declines longer questions. */
+export const MAX_QUESTION_CHARS = 500; // the core's MAX_QUESTION_CHARS
+const ACCEPTED = /\.(md|markdown|txt)$/i;
+
+/** @returns {PanelState} */
+export const initial = () => ({
+  site: 'idle', corpus: 'site', documents: [], refusal: null, turns: [], nextTurn: 1, notice: null,
+});
+
+/** The site's engine is wanted (opened, focused, preloaded or asked) and not there yet.
+ * @param {PanelState} s @returns {PanelState} */
+export const loading = (s) => (s.site === 'ready' || s.site === 'failed' ? s : { ...s, site: 'loading', notice: { kind: 'loading' } });
+
+/** @param {PanelState} s @returns {PanelState} */
+export const loaded = (s) => ({ ...s, site: 'ready', notice: s.notice?.kind === 'loading' ? { kind: 'ready' } : s.notice });
+
+/** @param {PanelState} s @param {Failure} failure @returns {PanelState} */
+export const failed = (s, failure) => ({ ...s, site: 'failed', notice: { kind: 'unavailable', failure } });
+
+/** A question goes to the engine. It starts a new thread until the engine resolves follow-ups.
+ * @param {PanelState} s @param {string} question @returns {PanelState} */
+export function asked(s, question) {
+  const turn = { id: s.nextTurn, question, corpus: s.corpus, answer: null };
+  return { ...s, turns: [turn], nextTurn: s.nextTurn + 1 };
+}
+
+/** The engine answered turn `id`; an answer for a turn no longer in the thread is dropped.
+ * @param {PanelState} s @param {number} id @param {AnswerDto} answer @returns {PanelState} */
+export function answered(s, id, answer) {
+  if (!s.turns.some((t) => t.id === id)) return s;
+  return { ...s, turns: s.turns.map((t) => (t.id === id ? { ...t, answer } : t)), notice: { kind: 'answered' } };
+}
+
+/** @param {PanelState} s @param {number} id @param {string} detail @returns {PanelState} */
+export function askFailed(s, id, detail) {
+  if (!s.turns.some((t) => t.id === id)) return s;
+  return { ...s, turns: s.turns.filter((t) => t.id !== id), notice: { kind: 'ask-failed', detail } };
+}
+
+/** The visitor's files are indexed: questions go to them, in a new thread.
+ * @param {PanelState} s @param {string[]} names @returns {PanelState} */
+export const documentsIndexed = (s, names) => ({
+  ...s, corpus: 'documents', documents: names, refusal: null, turns: [], notice: { kind: 'indexed', count: names.length },
+});
+
+/** Files were refused; whatever was asked before stays askable.
+ * @param {PanelState} s @param {Refusal} refusal @returns {PanelState} */
+export const documentsRefused = (s, refusal) => ({ ...s, refusal });
+
+/** @param {PanelState} s @returns {PanelState} */
+export const backToSite = (s) => ({
+  ...s, corpus: 'site', documents: [], refusal: null, turns: [], notice: { kind: 'site-again' },
+});
+
+/** @param {PanelState} s @param {string} detail @returns {PanelState} */
+export const summaryFailed = (s, detail) => ({ ...s, notice: { kind: 'summary-failed', detail } });
+
+/** The first file that cannot be indexed, judged by name and size before reading anything.
+ * @param {{ name: string, size: number }[]} files @returns {Refusal | null} */
+export function precheck(files) {
+  for (const { name, size } of files) {
+    if (!ACCEPTED.test(name)) return { kind: 'not-text', file: name };
+    if (size > MAX_FILE_BYTES) return { kind: 'too-large', file: name, bytes: size, limit: MAX_FILE_BYTES };
+  }
+  return null;
+}
+
+/** Why the site's engine failed, from the error its loading threw. @param {unknown} err @returns {Failure} */
+export function failureOf(err) {
+  const { name = '', message = String(err) } = /** @type {Error} */ (err ?? {});
+  return name === 'CompileError' && /wasm-unsafe-eval|Content Security Policy|wasm-eval/i.test(message)
+    ? { kind: 'wasm-blocked' } : { kind: 'error', detail: message };
+}
+
+/** Why files were not indexed: the engine's refusal, else what went wrong.
+ * @param {unknown} err @returns {Refusal} */
+export function refusalOf(err) {
+  const { message = String(err), refusal } = /** @type {import('./protocol.js').EngineError} */ (err ?? {});
+  return refusal ?? { kind: 'failed', detail: message };
+}
