@@ -7,6 +7,7 @@
 //! indexed in the page, so a slow one would hang the widget). [`index_documents`] checks the
 //! files and builds an [`Index`].
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::bm25::IndexBuilder;
@@ -149,13 +150,20 @@ pub(crate) fn parse(name: &str, text: &str, lang: Lang) -> SourceDoc {
         anchor: String::new(),
         blocks: Vec::new(),
     }];
+    let fm_title = fm_title.map(|full| {
+        let short = shorten(&full, MAX_TITLE_CHARS).into_owned();
+        if short != full {
+            push(&mut sections, Block::paragraph(full));
+        }
+        short
+    });
     // Heading levels and texts from the outermost to the current one.
     let mut path: Vec<(usize, String)> = Vec::new();
     let mut title: Option<String> = None;
     let mut paragraph: Vec<&str> = Vec::new();
     let mut fence: Option<(char, usize, Vec<&str>)> = None;
     // Slugs given so far, with how often: a repeated heading gets `-1`, `-2`, as on the site.
-    let mut slugs: Vec<(String, usize)> = Vec::new();
+    let mut slugs: BTreeMap<String, u32> = BTreeMap::new();
 
     for line in lines(text) {
         if let Some((ch, len, code)) = &mut fence {
@@ -319,15 +327,16 @@ fn frontmatter(text: &str) -> (Option<String>, &str) {
     (None, text)
 }
 
-/// `slug`, or `slug-N` when it was given N times before.
-fn unique(slugs: &mut Vec<(String, usize)>, slug: String) -> String {
-    match slugs.iter_mut().find(|(s, _)| *s == slug) {
-        Some((_, count)) => {
-            *count += 1;
+/// `slug`, or `slug-N` when it was given N times before. A map, not a list: a file of many
+/// headings would otherwise compare each with all before it.
+fn unique(slugs: &mut BTreeMap<String, u32>, slug: String) -> String {
+    match slugs.get_mut(&slug) {
+        Some(count) => {
+            *count = count.saturating_add(1);
             format!("{slug}-{}", *count - 1)
         }
         None => {
-            slugs.push((slug.clone(), 1));
+            slugs.insert(slug.clone(), 1);
             slug
         }
     }
@@ -476,6 +485,9 @@ fn inline(text: &str) -> String {
 }
 
 /// Removes images, `![alt](src)`: the markdown reader keeps no image text either.
+///
+/// One pass: an image that does not close has no `](` or no `)` after it, and neither has any
+/// later one, so the rest is plain text at once.
 fn drop_images(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -485,14 +497,11 @@ fn drop_images(text: &str) -> String {
             let close = after.get(mid + 2..)?.find(')')?;
             Some(mid + 2 + close + 1)
         });
+        let Some(end) = image_end else {
+            break;
+        };
         out.push_str(rest.get(..open).unwrap_or_default());
-        match image_end {
-            Some(end) => rest = after.get(end..).unwrap_or_default(),
-            None => {
-                out.push_str("![");
-                rest = after;
-            }
-        }
+        rest = after.get(end..).unwrap_or_default();
     }
     out.push_str(rest);
     out

@@ -99,6 +99,21 @@ fn long_titles_and_headings_are_shortened_and_their_words_kept() {
     assert_eq!(answer.mode, Mode::Answer);
 }
 
+// A frontmatter title is held to the same limit, and its words are kept too.
+#[test]
+fn a_long_frontmatter_title_is_shortened_and_its_words_kept() {
+    let title = "titleword ".repeat(2_000);
+    let text = format!(
+        "---\ntitle: {title}\n---\n\n## Returns\n\nBikes can be returned within 30 days.\n"
+    );
+    let index = index_of(&text).expect("indexes");
+    let shown = &index.docs[0].title;
+    assert!(shown.chars().count() <= MAX_TITLE_CHARS, "{}", shown.len());
+    assert!(shown.starts_with("titleword titleword") && shown.ends_with('…'));
+    let all: String = index.fragments.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(all.matches("titleword").count(), 2_000);
+}
+
 // Issue 14, item 7: classic Mac line endings used to make the whole file one heading line.
 #[test]
 fn cr_only_files_are_read_line_by_line() {

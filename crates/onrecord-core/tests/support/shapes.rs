@@ -14,6 +14,20 @@ fn fill(head: &str, unit: &str) -> String {
     text
 }
 
+/// `head` numbered from 0 with `tail` after each number, until the text is as long as it may be.
+fn numbered(head: &str, tail: &str) -> String {
+    let max = onrecord_core::MAX_FILE_BYTES;
+    let mut text = String::with_capacity(max);
+    for i in 0.. {
+        let unit = format!("{head}{i}{tail}");
+        if text.len() + unit.len() > max {
+            break;
+        }
+        text.push_str(&unit);
+    }
+    text
+}
+
 /// Words without sentence punctuation: `n` bytes of them.
 fn words(n: usize) -> String {
     let mut s = String::with_capacity(n + 8);
@@ -51,6 +65,9 @@ pub fn shapes() -> Vec<(&'static str, String)> {
             format!("{}{}", "[".repeat(mb - 10), "](x)".repeat(mb / 4 - 10)),
         ),
         ("close-open pairs", fill("", "](")),
+        // Each `![` used to scan the rest of the paragraph for `](` and `)`.
+        ("open image brackets", fill("", "![")),
+        ("images without a closing parenthesis", fill("", "![a](b ")),
         // A 1 MB heading over a megabyte of text: copied and re-tokenized for every fragment.
         (
             "1 MB heading",
@@ -99,6 +116,22 @@ pub fn shapes() -> Vec<(&'static str, String)> {
             fill("", "# a\n## b\n### c\n#### d\n##### e\n###### f\ntext\n"),
         ),
         ("headings only", fill("", "## h\n")),
+        // Each heading's anchor used to be compared with every anchor before it.
+        ("distinct headings", numbered("## h", "\ntext\n")),
+        (
+            "1 MB frontmatter title",
+            format!(
+                "---\ntitle: {}\n---\n\n{}",
+                words(mb),
+                fill("", "Bikes can be returned within 30 days. ")
+                    .get(..mb - 100)
+                    .unwrap_or("")
+            ),
+        ),
+        (
+            "table rows",
+            fill("Zone | Fee\n|---|---|\n", "1 | EUR 95 within 30 days\n"),
+        ),
         ("nested quotes", fill("", "> ")),
         ("nested list markers", fill("", "- ")),
         ("many list items", fill("", "- item\n")),
