@@ -106,62 +106,52 @@ impl IndexBuilder {
     /// [`crate::page_kind`] tells from its structure (the build tool does; the visitors' own
     /// files are all ordinary pages, which keeps the detection out of the browser).
     ///
-    /// Titles and headings are shortened to [`MAX_TITLE_CHARS`] and [`MAX_HEADING_CHARS`], and
-    /// each section's title, headings and themes are read once, not once per fragment.
+    /// Titles and headings are shortened to [`MAX_TITLE_CHARS`] and [`MAX_HEADING_CHARS`]: they
+    /// are indexed with every fragment of their page or section, so what each fragment costs
+    /// stays bounded however long a heading is.
     pub fn add_page(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft], kind: PageKind) {
         let doc_idx = self.docs.len() as u32;
         let analyzer = Analyzer::new(doc.lang, self.settings.stemming);
         let title = shorten(&doc.title, MAX_TITLE_CHARS);
-        // What is indexed is "title. heading path. text"; what is quoted is only the text.
-        // Title and heading words count more: they say what the whole fragment is about.
-        let mut page = Counts::default();
-        page.add(&title, TITLE_WEIGHT, doc.lang, &analyzer);
-        page.add(&doc.themes.join(". "), THEME_WEIGHT, doc.lang, &analyzer);
-        let mut context: Option<(usize, Vec<String>, Counts)> = None;
+        let themes = doc.themes.join(". ");
         for (position, draft) in drafts.iter().enumerate() {
             let section = doc.sections.get(draft.section);
-            if context.as_ref().is_none_or(|c| c.0 != draft.section) {
-                let heading_path: Vec<String> = section
-                    .map(|s| &s.heading_path[..])
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|h| shorten(h, MAX_HEADING_CHARS).into_owned())
-                    .collect();
-                let mut counts = Counts::default();
-                counts.absorb(&page);
-                counts.add(
-                    &heading_path.join(". "),
-                    HEADING_WEIGHT,
-                    doc.lang,
-                    &analyzer,
-                );
-                context = Some((draft.section, heading_path, counts));
+            let heading_path: Vec<String> = section
+                .map(|s| &s.heading_path[..])
+                .unwrap_or_default()
+                .iter()
+                .map(|h| shorten(h, MAX_HEADING_CHARS).into_owned())
+                .collect();
+            // What is indexed is "title. heading path. text"; what is quoted is only the text.
+            // Title and heading words count more: they say what the whole fragment is about.
+            let mut tf: BTreeMap<String, u32> = BTreeMap::new();
+            let mut n_terms = 0u32;
+            let fields = [
+                (&*title, TITLE_WEIGHT),
+                (&heading_path.join(". "), HEADING_WEIGHT),
+                (&themes, THEME_WEIGHT),
+                (draft.text.as_str(), 1),
+            ];
+            for (field, weight) in fields {
+                for (_, word) in tokens(field) {
+                    if is_stopword(&word, doc.lang) {
+                        continue;
+                    }
+                    *tf.entry(analyzer.term(&word).into_owned()).or_default() += weight;
+                    n_terms += weight;
+                }
             }
-            let Some((_, heading_path, section_counts)) = &mut context else {
-                continue;
-            };
-            // The section's last fragment takes its counts instead of copying them.
-            let more_in_section = drafts
-                .get(position + 1)
-                .is_some_and(|next| next.section == draft.section);
-            let mut counts = Counts::default();
-            if more_in_section {
-                counts.absorb(section_counts);
-            } else {
-                counts = std::mem::take(section_counts);
-            }
-            counts.add(&draft.text, 1, doc.lang, &analyzer);
             let frag_idx = self.fragments.len() as u32;
-            for (term, count) in counts.tf {
+            for (term, count) in tf {
                 self.postings
                     .entry(term)
                     .or_default()
                     .push((frag_idx, count));
             }
-            self.total_terms += u64::from(counts.n_terms);
+            self.total_terms += u64::from(n_terms);
             self.fragments.push(Fragment {
                 doc: doc_idx,
-                heading_path: heading_path.clone(),
+                heading_path,
                 anchor: section.map(|s| s.anchor.clone()).unwrap_or_default(),
                 position: position as u32,
                 text: draft.text.clone(),
@@ -175,7 +165,7 @@ impl IndexBuilder {
                     .iter()
                     .map(|&(row, header)| (row as u32, header as u32))
                     .collect(),
-                n_terms: counts.n_terms,
+                n_terms,
             });
         }
         self.docs.push(Doc {
@@ -213,39 +203,6 @@ impl IndexBuilder {
                 .map(|(term, postings)| TermPostings { term, postings })
                 .collect(),
         }
-    }
-}
-
-/// Weighted term frequencies of some text, and their total (the BM25 length).
-#[derive(Debug, Default)]
-struct Counts {
-    tf: BTreeMap<String, u32>,
-    n_terms: u32,
-}
-
-impl Counts {
-    /// Counts the content words of `text`, each `weight` times.
-    fn add(&mut self, text: &str, weight: u32, lang: Lang, analyzer: &Analyzer) {
-        for (_, word) in tokens(text) {
-            if is_stopword(&word, lang) {
-                continue;
-            }
-            let tf = self
-                .tf
-                .entry(analyzer.term(&word).into_owned())
-                .or_default();
-            *tf = tf.saturating_add(weight);
-            self.n_terms = self.n_terms.saturating_add(weight);
-        }
-    }
-
-    /// Adds `other`'s counts to these.
-    fn absorb(&mut self, other: &Counts) {
-        for (term, &count) in &other.tf {
-            let tf = self.tf.entry(term.clone()).or_default();
-            *tf = tf.saturating_add(count);
-        }
-        self.n_terms = self.n_terms.saturating_add(other.n_terms);
     }
 }
 
