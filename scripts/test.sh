@@ -13,6 +13,10 @@ step "format and lints"
 cargo fmt --all --check
 cargo clippy --quiet --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --quiet --workspace --no-deps
+# The cargo-fuzz targets are their own workspace (nightly runs them, fuzz/README.md): here they
+# only have to compile, against the same target dir so the dependencies checked above are reused.
+cargo fmt --manifest-path fuzz/Cargo.toml --check
+cargo check --quiet --locked --manifest-path fuzz/Cargo.toml --target-dir target --bins
 
 step "core stays IO-free and web-free"
 if cargo tree -p onrecord-core -e normal -i wasm-bindgen >/dev/null 2>&1; then

@@ -17,6 +17,7 @@ pub(crate) mod shipped;
 
 use crate::bm25::QueryTerm;
 use crate::format::{Fragment, Index, RoutingHint};
+use crate::question::QuestionError;
 use crate::vector::QueryModel;
 
 pub use self::config::{AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FEATURES};
@@ -117,6 +118,8 @@ pub struct Section {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Decline {
+    /// The question cannot be asked: too long, or it holds control characters.
+    BadQuestion(QuestionError),
     /// The question has no content words (empty, punctuation or stopwords only).
     NoContentWords,
     /// None of the question's content words occur in the pages, or (when some do) these
