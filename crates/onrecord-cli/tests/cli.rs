@@ -292,3 +292,70 @@ fn serve_sends_the_readme_headers() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// A build with the teacher that `scripts/setup.sh` fetches into `target/models/`.
+fn with_vectors(out: &Path) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let teacher = root.join("target/models/all-minilm-l6-v2");
+    assert!(
+        teacher.join("model.safetensors").is_file(),
+        "{} is missing: run scripts/setup.sh",
+        teacher.display()
+    );
+    let run = onrecord(&[
+        "build",
+        root.join("tests/e2e/fixtures/corpus").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--teacher",
+        teacher.to_str().unwrap(),
+        "--model-dir",
+        root.join("build-index/model").to_str().unwrap(),
+        "--no-embed-cache",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        !text(&run.stdout).contains("lexical build"),
+        "{}",
+        text(&run.stdout)
+    );
+}
+
+#[test]
+fn a_build_with_the_teacher_adds_vectors_and_the_query_model() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("onrecord");
+    with_vectors(&dir);
+    let model = file_named(&dir, "query-model.", ".onq");
+    let loader = fs::read_to_string(dir.join("onrecord.js")).unwrap();
+    assert!(
+        loader.contains(model.file_name().unwrap().to_str().unwrap()),
+        "{loader}"
+    );
+    let check = onrecord(&["check", dir.to_str().unwrap()]);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    let out = text(&check.stdout);
+    assert!(
+        out.contains("with vectors") && out.contains("fits the index"),
+        "{out}"
+    );
+
+    // The same query model beside a lexical index does not fit it: check says so.
+    let lexical = scratch.path().join("lexical");
+    copy_dir(built(), &lexical);
+    let name = model.file_name().unwrap().to_str().unwrap();
+    fs::copy(&model, lexical.join(name)).unwrap();
+    let loader = fs::read_to_string(lexical.join("onrecord.js")).unwrap();
+    fs::write(
+        lexical.join("onrecord.js"),
+        loader.replace("model:null", &format!("model:\"{name}\"")),
+    )
+    .unwrap();
+    let run = onrecord(&["check", lexical.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        text(&run.stderr).contains("does not fit"),
+        "{}",
+        text(&run.stderr)
+    );
+}
