@@ -37,6 +37,10 @@ scripts/build-index.sh
 # The widget's fixture site (a ferry guide and a page of XSS payloads), lexical only.
 cargo run --quiet --release -p build-index -- tests/e2e/fixtures/corpus --out www/dist/fixture
 
+step "the onrecord CLI: its carried widget files equal this build; cargo install without Node or Chromium"
+scripts/cli-assets.sh --check
+scripts/cli-install.sh
+
 step "type check of the widget against the engine's generated TypeScript (tsc --checkJs)"
 tests/e2e/node_modules/.bin/tsc -p www/tsconfig.json
 
