@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc, shorten};
 use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
 use crate::page::PageKind;
-use crate::text::{Analyzer, Lang, is_framing, is_stopword, tokens};
+use crate::text::{Analyzer, Lang, asks_how_much, is_framing, is_stopword, tokens};
 
 /// BM25 parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -244,11 +244,15 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
     let n_frags = index.fragments.len() as f32;
     let mut seen = BTreeSet::new();
     let mut res = Vec::new();
+    let mut previous = String::new();
     for (_, word) in tokens(question) {
         if res.len() == MAX_QUERY_TERMS {
             break;
         }
-        if langs.iter().any(|&l| is_stopword(&word, l))
+        let how_much = asks_how_much(&previous, &word);
+        previous.clone_from(&word);
+        if how_much
+            || langs.iter().any(|&l| is_stopword(&word, l))
             || index.site_words.binary_search(&word).is_ok()
             || !seen.insert(word.clone())
         {

@@ -175,6 +175,19 @@ pub fn is_stopword(word: &str, lang: Lang) -> bool {
     list.binary_search(&word).is_ok()
 }
 
+/// Quantity words that follow "how" (English) or "wie" (German): with it they ask for a
+/// number ("how long", "wie oft") and name nothing the answer must contain.
+pub(crate) const HOW_QUANTITY: &[&str] = &[
+    "big", "far", "fast", "heavy", "high", "large", "long", "lange", "many", "much", "oft",
+    "often", "old", "small", "soon", "teuer", "viel", "viele", "wide",
+];
+
+/// Whether `word` (lowercased), following `previous`, is the quantity word of "how long",
+/// "wie oft", ….
+pub(crate) fn asks_how_much(previous: &str, word: &str) -> bool {
+    matches!(previous, "how" | "wie") && HOW_QUANTITY.contains(&word)
+}
+
 /// Whether `word` (lowercased) is a verb that frames a question about what is written or
 /// thought ("What does she *think* about…", "Where is it *written*…") in `lang`.
 pub(crate) fn is_framing(word: &str, lang: Lang) -> bool {

@@ -2,7 +2,7 @@
 //! definition for "what is", an instruction for "how do I", a number for "how much", a reason
 //! for "why". The quote picker prefers such sentences among those that carry the question.
 
-use crate::text::tokens;
+use crate::text::{HOW_QUANTITY, tokens};
 
 /// The kind of answer a question asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -46,11 +46,6 @@ impl AskKind {
     }
 }
 
-/// Quantity words that follow "how" (English) or "wie" (German).
-const HOW_QUANTITY: &[&str] = &[
-    "big", "far", "fast", "heavy", "high", "large", "long", "lange", "many", "much", "oft",
-    "often", "old", "small", "soon", "teuer", "viel", "viele", "wide",
-];
 /// Words that make "what is the …" ask for a number.
 const QUANTITY_NOUNS: &[&str] = &[
     "cost", "costs", "default", "duration", "fee", "kosten", "limit", "maximum", "minimum",

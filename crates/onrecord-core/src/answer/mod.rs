@@ -301,6 +301,13 @@ fn reason(
     // Feature positions, as in FEATURE_NAMES (compared by position: the names stay out of
     // the wasm; a test keeps both in step).
     const IN_QUOTE: usize = 2;
+    // Unused words that name the subject: a common word ("mind" in "change my mind") is no
+    // reason of its own (`missing_on_page` holds no common words).
+    let unknown_subject: Vec<String> = missing_terms
+        .iter()
+        .filter(|w| missing_on_page.contains(w))
+        .cloned()
+        .collect();
     match worst {
         // salient_missing, compound_missing
         5 | 6 if !missing_on_page.is_empty() => Decline::Missing {
@@ -311,8 +318,8 @@ fn reason(
             coverage: features.values[IN_QUOTE],
         },
         _ if terms.is_empty() => Decline::NoContentWords,
-        _ if !missing_terms.is_empty() && coverage < 0.5 => Decline::NeverMentioned {
-            terms: missing_terms.to_vec(),
+        _ if !unknown_subject.is_empty() && coverage < 0.5 => Decline::NeverMentioned {
+            terms: unknown_subject,
         },
         _ => Decline::BelowFloor { coverage, meaning },
     }
