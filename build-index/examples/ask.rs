@@ -55,7 +55,10 @@ fn main() {
         println!("ranked {f} {title} › {}", fragment.heading_path.join(" › "));
     }
     for q in &assessment.quotes {
-        println!("quote {} › {}: {}", q.citation.title, q.citation.section, q.text);
+        println!(
+            "quote {} › {}: {}",
+            q.citation.title, q.citation.section, q.text
+        );
     }
     for r in &assessment.related {
         println!("related {} › {}", r.citation.title, r.citation.section);

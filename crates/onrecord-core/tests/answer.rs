@@ -4,7 +4,7 @@
 
 use onrecord_core::{
     AnswerConfig, Block, Index, IndexBuilder, IndexSettings, Lang, Mode, SourceDoc, SourceSection,
-    ask, chunk,
+    ask, chunk, query_terms,
 };
 use proptest::prelude::*;
 
@@ -288,4 +288,35 @@ fn the_site_author_and_framing_verbs_are_not_required_words() {
     assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
     assert_eq!(answer.missing_terms, ["think"]);
     assert!(answer.quotes[0].text.starts_with("Writers treat routine"));
+}
+
+#[test]
+fn the_quantity_word_of_how_long_is_not_a_search_term() {
+    let index = index_of_pages(&[
+        page(
+            "privacy.md",
+            "Privacy",
+            "How long we keep it",
+            "We keep order records for ten years.",
+        ),
+        page(
+            "warranty.md",
+            "Warranty",
+            "Coverage",
+            "The battery warranty runs for two years.",
+        ),
+    ]);
+    let words =
+        |q: &str| -> Vec<String> { query_terms(&index, q).into_iter().map(|t| t.word).collect() };
+    assert_eq!(
+        words("How long does the battery warranty run?"),
+        ["battery", "warranty", "run"]
+    );
+    // German too; this English index keeps German function words.
+    assert!(!words("Wie oft wird die Batterie geladen?").contains(&"oft".to_owned()));
+    // Elsewhere the same word is a word of the subject.
+    assert_eq!(
+        words("Is the long battery covered?"),
+        ["long", "battery", "covered"]
+    );
 }
