@@ -81,10 +81,7 @@ pub fn ask_kind(question: &str) -> AskKind {
         "how" | "wie" => AskKind::HowTo,
         "when" | "wann" | "since" | "seit" => AskKind::Quantity,
         "which" | "what" | "welche" | "welcher" | "welches" | "was"
-            if words
-                .iter()
-                .take(5)
-                .any(|w| QUANTITY_NOUNS.contains(&w.as_str())) =>
+            if words.iter().any(|w| QUANTITY_NOUNS.contains(&w.as_str())) =>
         {
             AskKind::Quantity
         }
