@@ -220,6 +220,10 @@ pub struct QueryTerm {
     /// A verb that frames the question ("think", "say", "written") rather than naming what
     /// it asks about: it helps when found, and is not required by the answer's gates.
     pub framing: bool,
+    /// The quantity word of "how long", "wie oft": it asks for a number rather than naming
+    /// the subject, so retrieval leaves it out (a page about "how long we keep data" is not
+    /// about a battery's warranty); the answer's gates still weigh it.
+    pub how_much: bool,
 }
 
 impl QueryTerm {
@@ -251,8 +255,7 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         }
         let how_much = asks_how_much(&previous, &word);
         previous.clone_from(&word);
-        if how_much
-            || langs.iter().any(|&l| is_stopword(&word, l))
+        if langs.iter().any(|&l| is_stopword(&word, l))
             || index.site_words.binary_search(&word).is_ok()
             || !seen.insert(word.clone())
         {
@@ -271,6 +274,7 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         let idf = (1.0 + (n_frags - df + 0.5) / (df + 0.5)).ln();
         res.push(QueryTerm {
             framing: langs.iter().any(|&l| is_framing(&word, l)),
+            how_much,
             word,
             term_ids,
             hint_term_ids,

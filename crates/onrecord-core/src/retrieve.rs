@@ -110,6 +110,7 @@ pub(crate) fn rank(
     method: Method,
     fusion: &Fusion,
 ) -> Vec<Hit> {
+    let terms = &searched(terms);
     let lexical = || search(index, terms, CANDIDATES);
     let semantic = || {
         vector
@@ -134,12 +135,17 @@ pub fn retrieve_fused(
     k: usize,
     fusion: &Fusion,
 ) -> Vec<Hit> {
-    let terms = query_terms(index, question);
+    let terms = searched(&query_terms(index, question));
     let lexical = search(index, &terms, CANDIDATES);
     let semantic = query_vector(index, model, question)
         .map(|q| search_vectors(index, &q, CANDIDATES))
         .unwrap_or_default();
     cap_per_page(index, fuse(index, &terms, &lexical, &semantic, fusion), k)
+}
+
+/// The terms retrieval looks for: all but the quantity word of "how long".
+fn searched(terms: &[QueryTerm]) -> Vec<QueryTerm> {
+    terms.iter().filter(|t| !t.how_much).cloned().collect()
 }
 
 /// Weighted reciprocal-rank fusion of the BM25 and vector lists, then the coverage rerank.

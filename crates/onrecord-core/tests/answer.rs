@@ -4,7 +4,7 @@
 
 use onrecord_core::{
     AnswerConfig, Block, Index, IndexBuilder, IndexSettings, Lang, Mode, SourceDoc, SourceSection,
-    ask, chunk, query_terms,
+    ask, chunk, query_terms, retrieve,
 };
 use proptest::prelude::*;
 
@@ -291,32 +291,36 @@ fn the_site_author_and_framing_verbs_are_not_required_words() {
 }
 
 #[test]
-fn the_quantity_word_of_how_long_is_not_a_search_term() {
+fn the_quantity_word_of_how_long_is_not_searched_for() {
     let index = index_of_pages(&[
         page(
             "privacy.md",
             "Privacy",
-            "How long we keep it",
-            "We keep order records for ten years.",
+            "How long we keep battery data",
+            "Battery data is kept for ten years.",
         ),
         page(
             "warranty.md",
             "Warranty",
-            "Coverage",
-            "The battery warranty runs for two years.",
+            "Periods",
+            "Batteries are covered for two years.",
         ),
     ]);
-    let words =
-        |q: &str| -> Vec<String> { query_terms(&index, q).into_iter().map(|t| t.word).collect() };
-    assert_eq!(
-        words("How long does the battery warranty run?"),
-        ["battery", "warranty", "run"]
-    );
-    // German too; this English index keeps German function words.
-    assert!(!words("Wie oft wird die Batterie geladen?").contains(&"oft".to_owned()));
-    // Elsewhere the same word is a word of the subject.
-    assert_eq!(
-        words("Is the long battery covered?"),
-        ["long", "battery", "covered"]
-    );
+    let question = "How long is the battery covered?";
+    let terms = query_terms(&index, question);
+    let flagged: Vec<&str> = terms
+        .iter()
+        .filter(|t| t.how_much)
+        .map(|t| t.word.as_str())
+        .collect();
+    assert_eq!(flagged, ["long"]);
+    // "long" would carry the privacy page's heading to the top.
+    let first = retrieve(&index, None, question, 1)[0].fragment;
+    let doc = index.fragments[first as usize].doc;
+    assert_eq!(index.docs[doc as usize].title, "Warranty");
+    // German too; elsewhere the same word names the subject.
+    let how_often = query_terms(&index, "Wie oft wird die Batterie geladen?");
+    assert!(how_often.iter().any(|t| t.word == "oft" && t.how_much));
+    let long = query_terms(&index, "Is the long battery covered?");
+    assert!(long.iter().all(|t| !t.how_much));
 }
