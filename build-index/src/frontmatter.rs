@@ -20,6 +20,9 @@ pub(crate) struct FrontMatter {
     /// The site owner's page kind: `release-notes` or `listing` sets a page aside from quoted
     /// answers (except for questions about versions or changes); `page` keeps it in.
     pub(crate) kind: Option<String>,
+    /// The collection the page belongs to (`guides`, `decisions`, … or the site's own name);
+    /// wins over the folder rules of `onrecord.yml`.
+    pub(crate) collection: Option<String>,
     pub(crate) url: Option<String>,
     pub(crate) about: Option<String>,
     pub(crate) locator: Option<String>,

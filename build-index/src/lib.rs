@@ -3,6 +3,7 @@
 //! Everything that touches the filesystem lives here; every decision about text lives in
 //! `onrecord-core`. The eval harness calls [`build`] so that it indexes exactly as this CLI does.
 
+mod config;
 mod embed;
 mod frontmatter;
 mod include;
@@ -19,10 +20,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use onrecord_core::{
     Block, Bm25Params, Index, IndexBuilder, IndexSettings, Lang, PageKind, RoutingHint, SourceDoc,
-    SourceSection, VectorIndex, chunk, page_kind,
+    SourceSection, VectorIndex, chunk,
 };
 use sha2::{Digest, Sha256};
 
+pub use crate::config::CONFIG_FILE;
 pub use crate::embed::{Embedder, ModelFiles};
 pub use crate::markdown::slug;
 pub use crate::scale::{BENCH_QUESTIONS, replicated_index};
@@ -82,6 +84,8 @@ pub struct Report {
     /// Pages set aside from quoted answers (release notes, listings), with their kind and
     /// whether the site owner declared it.
     pub set_aside: Vec<(String, PageKind, bool)>,
+    /// Collections with the number of indexed pages in each.
+    pub collections: Vec<(String, usize)>,
 }
 
 /// One markdown page read from disk.
@@ -124,8 +128,11 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         rel.is_some_and(|r| r.starts_with(&private_prefix)) || declares_private(bytes)
     };
     let scope = include::Scope::new(root, &is_private);
+    let config = config::Config::load(root)?;
     let mut hasher = Sha256::new();
     hasher.update(b"onrecord-corpus-v1\0");
+    hasher.update((config.bytes.len() as u64).to_le_bytes());
+    hasher.update(&config.bytes);
     hasher.update(format!(
         "{}\0{}\0{}\0{}\0",
         options.default_lang.tag(),
@@ -137,7 +144,7 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     let mut notes = Vec::new();
     for rel in &files {
         if !is_markdown(rel) {
-            report.other_files += 1;
+            report.other_files += usize::from(rel != CONFIG_FILE);
             continue;
         }
         let bytes = fs::read(root.join(rel)).with_context(|| format!("{rel}: cannot read file"))?;
@@ -165,7 +172,11 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         hasher.update([0]);
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(&bytes);
-        let page = read_page(&scope, rel, &bytes, options)?;
+        let mut page = read_page(&scope, rel, &bytes, options)?;
+        // A page's own frontmatter wins over the folder rules.
+        if page.doc.collection.is_none() {
+            page.doc.collection = config.collection_for(rel).map(str::to_owned);
+        }
         for (name, bytes) in &page.included {
             hasher.update(name.as_bytes());
             hasher.update([0]);
@@ -203,6 +214,9 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     };
     let mut builder = IndexBuilder::new(options.default_lang, settings);
     builder.name_site(&options.site_names);
+    for collection in &config.collections {
+        builder.declare_collection(collection.clone());
+    }
     for page in &pages {
         if page.draft {
             report.drafts_skipped.push(page.path.clone());
@@ -214,19 +228,35 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
             continue;
         }
         let drafts = chunk(&page.doc, options.fragment_chars);
-        let kind = page.kind.unwrap_or_else(|| page_kind(&page.doc));
+        // The release-notes collection declares its pages release notes too.
+        let declared_notes = page.doc.collection.as_deref() == Some("release-notes");
+        let kind = builder.add_page(&page.doc, &drafts, page.kind);
         if kind.is_noise() {
-            report
-                .set_aside
-                .push((page.path.clone(), kind, page.kind.is_some()));
+            report.set_aside.push((
+                page.path.clone(),
+                kind,
+                page.kind.is_some() || declared_notes,
+            ));
         }
-        builder.add_page(&page.doc, &drafts, Some(kind));
         report.pages_indexed += 1;
     }
     for note in notes {
         builder.add_hint(note.hint, &note.keywords, note.lang);
     }
     let mut index = builder.finish();
+    report.collections = index
+        .collections
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let pages = index
+                .docs
+                .iter()
+                .filter(|d| d.collection == Some(i as u32))
+                .count();
+            (c.name.clone(), pages)
+        })
+        .collect();
     if let Some(embedder) = embedder {
         let started = std::time::Instant::now();
         let texts: Vec<String> = index
@@ -420,6 +450,13 @@ fn read_page(
             })
         })
         .transpose()?;
+    let collection = fm
+        .collection
+        .as_deref()
+        .map(|name| {
+            config::collection_name(name).with_context(|| format!("{rel}: collection '{name}'"))
+        })
+        .transpose()?;
     let superseded_by = fm.superseded_by.as_deref().map(|t| {
         t.trim_start_matches("./")
             .trim_start_matches('/')
@@ -433,6 +470,7 @@ fn read_page(
             title,
             lang,
             themes: fm.themes.to_vec(),
+            collection,
             sections: parsed.sections,
         },
         draft: fm.draft,
@@ -548,6 +586,17 @@ impl fmt::Display for Report {
             "set aside         {} (quoted only for questions about versions or changes){}",
             set_aside.len(),
             list(&set_aside)
+        )?;
+        let collections: Vec<String> = self
+            .collections
+            .iter()
+            .map(|(name, pages)| format!("{name}: {pages}"))
+            .collect();
+        writeln!(
+            f,
+            "collections       {}{}",
+            collections.len(),
+            list(&collections)
         )?;
         for warning in &self.warnings {
             writeln!(f, "warning: {warning}")?;

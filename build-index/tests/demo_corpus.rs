@@ -98,7 +98,11 @@ fn a_superseded_page_is_never_cited_its_successor_is() {
         a.quotes[0].citation.url.starts_with("/shop/warranty/"),
         "{a:?}"
     );
-    assert!(a.quotes[0].text.contains("five years"), "{a:?}");
+    let text = &a.quotes[0].text;
+    assert!(
+        text.contains("five years") || text.contains("5 years"),
+        "{a:?}"
+    );
 }
 
 #[test]

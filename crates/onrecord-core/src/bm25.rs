@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::chunk::{FragmentDraft, SourceDoc};
+use crate::collection::Collection;
 use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
 use crate::page::{PageKind, page_kind};
 use crate::text::{Analyzer, Lang, is_framing, is_stopword, tokens};
@@ -44,6 +45,7 @@ pub struct IndexBuilder {
     hints: Vec<RoutingHint>,
     hint_postings: BTreeMap<String, Vec<(u32, u32)>>,
     site_words: BTreeSet<String>,
+    collections: Vec<Collection>,
 }
 
 impl IndexBuilder {
@@ -59,6 +61,7 @@ impl IndexBuilder {
             hints: Vec::new(),
             hint_postings: BTreeMap::new(),
             site_words: BTreeSet::new(),
+            collections: Vec::new(),
         }
     }
 
@@ -69,6 +72,32 @@ impl IndexBuilder {
         for name in names {
             self.site_words.extend(tokens(name).map(|(_, w)| w));
         }
+    }
+
+    /// Declares a collection with its label and cap (a site's configuration). Pages may also
+    /// name collections nobody declared: those get no label of their own and the default cap.
+    /// A second declaration of a name replaces the first.
+    pub fn declare_collection(&mut self, collection: Collection) {
+        match self
+            .collections
+            .iter_mut()
+            .find(|c| c.name == collection.name)
+        {
+            Some(c) => *c = collection,
+            None => self.collections.push(collection),
+        }
+    }
+
+    /// The index of the collection called `name`, declared on first use.
+    fn collection(&mut self, name: &str) -> u32 {
+        let at = match self.collections.iter().position(|c| c.name == name) {
+            Some(at) => at,
+            None => {
+                self.collections.push(Collection::named(name));
+                self.collections.len() - 1
+            }
+        };
+        at as u32
     }
 
     /// Adds a routing hint to a private note. Only the hint's own fields and the author's
@@ -99,18 +128,32 @@ impl IndexBuilder {
     /// Adds a document and its fragments (from [`crate::chunk`]), its kind told from its
     /// structure. Add documents in a stable order.
     pub fn add(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft]) {
-        self.add_page(doc, drafts, None);
+        let _ = self.add_page(doc, drafts, None);
     }
 
     /// Adds a document whose kind the site owner may have declared (frontmatter `kind:`);
-    /// otherwise its kind is told from its structure.
+    /// otherwise a page of the release-notes collection is release notes, and any other's kind
+    /// is told from its structure. Returns the kind it gave the page.
     pub fn add_page(
         &mut self,
         doc: &SourceDoc,
         drafts: &[FragmentDraft],
         declared: Option<PageKind>,
-    ) {
+    ) -> PageKind {
         let doc_idx = self.docs.len() as u32;
+        let collection = doc.collection.as_deref().map(|name| self.collection(name));
+        // The release-notes collection is the release-notes page kind: one mechanism sets such
+        // pages aside from quotes unless a question asks about versions or changes.
+        let kind = declared.unwrap_or_else(|| {
+            let notes = collection
+                .and_then(|c| self.collections.get(c as usize))
+                .is_some_and(Collection::is_release_notes);
+            if notes {
+                PageKind::ReleaseNotes
+            } else {
+                page_kind(doc)
+            }
+        });
         let analyzer = Analyzer::new(doc.lang, self.settings.stemming);
         for (position, draft) in drafts.iter().enumerate() {
             let heading_path = doc
@@ -176,8 +219,10 @@ impl IndexBuilder {
             lang: doc.lang,
             n_fragments: drafts.len() as u32,
             themes: doc.themes.clone(),
-            kind: declared.unwrap_or_else(|| page_kind(doc)),
+            kind,
+            collection,
         });
+        kind
     }
 
     /// Finishes the index.
@@ -190,6 +235,7 @@ impl IndexBuilder {
             vectors: None,
             hints: self.hints,
             site_words: self.site_words.into_iter().collect(),
+            collections: self.collections,
             hint_terms: self
                 .hint_postings
                 .into_iter()

@@ -21,6 +21,10 @@ pub struct SourceDoc {
     pub lang: Lang,
     /// Curated topic words from frontmatter.
     pub themes: Vec<String>,
+    /// The collection the page belongs to, as its reader found it (frontmatter `collection:`,
+    /// an HTML meta tag) or a folder rule assigned it: `guides`, `decisions`, … or the site's
+    /// own name.
+    pub collection: Option<String>,
     /// Sections in document order.
     pub sections: Vec<SourceSection>,
 }
@@ -203,7 +207,7 @@ fn table_pieces(text: &str, max_chars: usize) -> Vec<Piece> {
     if rows.is_empty() {
         return vec![Piece {
             text: header_text.to_owned(),
-            units: vec![0..header_text.len()],
+            units: std::iter::once(0..header_text.len()).collect(),
             rows: Vec::new(),
         }];
     }
@@ -216,7 +220,7 @@ fn table_pieces(text: &str, max_chars: usize) -> Vec<Piece> {
         if !fits {
             res.push(Piece {
                 text: header_text.to_owned(),
-                units: vec![0..header_text.len()],
+                units: std::iter::once(0..header_text.len()).collect(),
                 rows: Vec::new(),
             });
         }
@@ -298,6 +302,7 @@ mod tests {
             title: "A".into(),
             lang: Lang::English,
             themes: vec![],
+            collection: None,
             sections: vec![SourceSection {
                 heading_path: vec!["S".into()],
                 anchor: "s".into(),

@@ -210,6 +210,7 @@ pub(crate) fn parse(name: &str, text: &str, lang: Lang) -> SourceDoc {
         title: title.unwrap_or_else(|| stem.to_owned()),
         lang,
         themes: Vec::new(),
+        collection: None,
         sections,
     }
 }

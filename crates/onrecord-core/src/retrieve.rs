@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::answer::Scope;
 use crate::bm25::{Hit, QueryTerm, query_terms, search};
 use crate::format::Index;
 use crate::vector::{QueryModel, search_vectors};
@@ -136,18 +137,31 @@ pub(crate) struct Ranked {
     pub(crate) semantic: Vec<Hit>,
 }
 
-/// Hybrid + rerank, keeping the lists it fused (the answerer's evidence uses them).
+/// Hybrid + rerank, keeping the lists it fused (the answerer's evidence uses them). With a
+/// scope, both lists hold only fragments on its pages (ranked over the whole index first).
 pub(crate) fn rank_shipped(
     index: &Index,
     vector: Option<&[f32]>,
     terms: &[QueryTerm],
     k: usize,
     fusion: &Fusion,
+    scope: Option<&Scope>,
 ) -> Ranked {
-    let lexical = search(index, terms, CANDIDATES);
-    let semantic = vector
-        .map(|q| search_vectors(index, q, CANDIDATES))
-        .unwrap_or_default();
+    let depth = scope.map_or(CANDIDATES, |_| index.fragments.len());
+    let within = |hits: Vec<Hit>| match scope {
+        Some(s) => hits
+            .into_iter()
+            .filter(|h| s.contains(index, h.fragment))
+            .take(CANDIDATES)
+            .collect(),
+        None => hits,
+    };
+    let lexical = within(search(index, terms, depth));
+    let semantic = within(
+        vector
+            .map(|q| search_vectors(index, q, depth))
+            .unwrap_or_default(),
+    );
     let hits = cap_per_page(index, fuse(index, terms, &lexical, &semantic, fusion), k);
     Ranked {
         hits,

@@ -42,6 +42,7 @@ fn index_bytes() -> Vec<u8> {
         title: "Returns".into(),
         lang: Lang::English,
         themes: vec![],
+        collection: None,
         sections: vec![SourceSection {
             heading_path: vec!["Refunds".into()],
             anchor: "refunds".into(),

@@ -4,8 +4,10 @@
 use super::config::{AnswerConfig, Features, N_FEATURES};
 use super::kind::{AskKind, ask_kind};
 use super::quote::{Pick, Preference, Wanted, pick, union, weight};
+use super::turn::Scope;
 use super::{Decline, Quote, Section, citation};
 use crate::bm25::{QueryTerm, query_terms};
+use crate::collection::{asks_about_decisions, in_decisions};
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::page::asks_about_changes;
 use crate::retrieve::{in_fragment, query_vector, rank_shipped};
@@ -70,6 +72,7 @@ pub(super) fn assess(
     model: Option<&QueryModel>,
     question: &str,
     config: &AnswerConfig,
+    scope: Option<&Scope>,
 ) -> Assessment {
     let terms = query_terms(index, question);
     let kind = ask_kind(question);
@@ -124,6 +127,7 @@ pub(super) fn assess(
         &terms,
         config.top_k.saturating_mul(2),
         &config.fusion,
+        scope,
     );
     let prefer = Preference {
         kind,
@@ -147,12 +151,12 @@ pub(super) fn assess(
     // Release notes and listings match almost any question and answer almost none: they are
     // quoted only for questions about versions or changes (and stay among related sections).
     let changes = asks_about_changes(question);
+    // Likewise decision records (the decisions collection) for questions that ask no "why".
+    let why = kind == AskKind::Reason || asks_about_decisions(question);
     let quotable = |f: &Fragment| {
-        changes
-            || index
-                .docs
-                .get(f.doc as usize)
-                .is_none_or(|d| !d.kind.is_noise())
+        let doc = index.docs.get(f.doc as usize);
+        (changes || doc.is_none_or(|d| !d.kind.is_noise()))
+            && (why || doc.is_none_or(|d| !in_decisions(index, d)))
     };
     let mut set_aside: Vec<Candidate> = Vec::new();
     let mut candidates: Vec<Candidate> = Vec::new();
