@@ -138,14 +138,12 @@ fn validate<'c>(index: &Index, context: &'c TurnContext) -> Option<(&'c str, Vec
     {
         return None;
     }
-    let mut fragments: Vec<u32> = context
-        .fragments
-        .iter()
-        .copied()
-        .filter(|&f| (f as usize) < index.fragments.len())
-        .collect();
-    fragments.sort_unstable();
-    fragments.dedup();
+    let mut fragments: Vec<u32> = Vec::new();
+    for &f in &context.fragments {
+        if (f as usize) < index.fragments.len() && !fragments.contains(&f) {
+            fragments.push(f);
+        }
+    }
     Some((question, fragments))
 }
 
@@ -163,42 +161,35 @@ pub fn resolve(index: &Index, question: &str, context: Option<&TurnContext>) -> 
     let words = split(question);
     let prev = split(previous);
     let at = |i: usize| words.get(i).map_or(question.len(), |w| w.start);
-    let mut skip = 0;
-    for marker in FRESH {
-        if starts_with(&words, marker) {
-            return Turn {
-                kind: FollowUp::NewSubject,
-                question: question[at(marker.len())..]
-                    .trim_start_matches([':', ',', '-', '–', '—', ' '])
-                    .trim()
-                    .to_owned(),
-                scope: None,
-            };
-        }
+    let after = |i: usize| question.get(at(i)..).unwrap_or_default();
+    if let Some(n) = FRESH.iter().find_map(|m| opens_with(&words, m)) {
+        return Turn {
+            kind: FollowUp::NewSubject,
+            question: after(n).to_owned(),
+            scope: None,
+        };
     }
-    for opener in OPENERS {
-        if starts_with(&words, opener) {
-            skip = opener.len();
-            break;
-        }
-    }
+    let skip = OPENERS
+        .iter()
+        .find_map(|o| opens_with(&words, o))
+        .unwrap_or(0);
     let rest = words.get(skip..).unwrap_or_default();
     if is_explanation(rest) {
         if fragments.is_empty() {
             return alone(FollowUp::NewSubject);
         }
-        let german = rest.iter().any(|w| GERMAN_WHY.contains(&w.text.as_str()));
-        let why = if german { "Warum?" } else { "Why?" };
+        let german = rest.iter().any(|w| has(GERMAN_WHY, &w.text));
+        let why = if german { "Warum? " } else { "Why? " };
         return Turn {
             kind: FollowUp::Explanation,
-            question: format!("{why} {previous}"),
+            question: why.to_owned() + previous,
             scope: Some(explanation_scope(index, &fragments)),
         };
     }
-    let asks = |w: &Word| OPENS_QUESTION.contains(&w.text.as_str());
+    let asks = |w: &Word| has(OPENS_QUESTION, &w.text);
     if skip > 0 && rest.first().is_some_and(asks) {
         // "and does it fold?": the connective joins a question of its own.
-        let inner = resolve(index, &question[at(skip)..], context);
+        let inner = resolve(index, after(skip), context);
         return if inner.kind.inherits() {
             inner
         } else {
@@ -213,12 +204,12 @@ pub fn resolve(index: &Index, question: &str, context: Option<&TurnContext>) -> 
             // "and for parts?", "und der Tern?"
             _ if skip == 1 => rest.len() <= 5,
             // "for parts?", "the Tern?"
-            Some(w) if PREPOSITIONS.contains(&w.text.as_str()) => rest.len() <= 6,
-            Some(w) if ARTICLES.contains(&w.text.as_str()) => rest.len() <= 4,
+            Some(w) if has(PREPOSITIONS, &w.text) => rest.len() <= 6,
+            Some(w) if has(ARTICLES, &w.text) => rest.len() <= 4,
             _ => false,
         };
     if refinement {
-        let new = trim_end(&question[at(skip)..]);
+        let new = trim_end(after(skip));
         return Turn {
             kind: FollowUp::Refinement,
             question: refine(index, previous, &prev, new, &split(new)),
@@ -248,20 +239,17 @@ pub fn resolve(index: &Index, question: &str, context: Option<&TurnContext>) -> 
 /// The previous answer's pages and every page of a decisions collection: where the "why"
 /// of what was quoted is written.
 fn explanation_scope(index: &Index, fragments: &[u32]) -> Scope {
-    let mut docs: Vec<u32> = fragments
+    let decisions = (0..index.docs.len() as u32).filter(|&d| is_decision(index, d));
+    let quoted = fragments
         .iter()
-        .filter_map(|&f| index.fragments.get(f as usize).map(|f| f.doc))
-        .chain(
-            index
-                .docs
-                .iter()
-                .enumerate()
-                .map(|(i, _)| i as u32)
-                .filter(|&d| is_decision(index, d)),
-        )
-        .collect();
-    docs.sort_unstable();
-    docs.dedup();
+        .filter_map(|&f| index.fragments.get(f as usize).map(|f| f.doc));
+    // Kept sorted as it grows (no sort routine in the wasm module for this).
+    let mut docs: Vec<u32> = Vec::new();
+    for d in quoted.chain(decisions) {
+        if let Err(at) = docs.binary_search(&d) {
+            docs.insert(at, d);
+        }
+    }
     Scope { docs }
 }
 
@@ -305,8 +293,16 @@ fn split(text: &str) -> Vec<Word> {
         .collect()
 }
 
-fn starts_with(words: &[Word], pattern: &[&str]) -> bool {
-    pattern.len() <= words.len() && words.iter().zip(pattern).all(|(w, p)| w.text == *p)
+/// Whether the words open with `phrase`; then how many words it has.
+fn opens_with(words: &[Word], phrase: &str) -> Option<usize> {
+    let mut n = 0;
+    for p in phrase.split(' ') {
+        if words.get(n).is_none_or(|w| w.text != p) {
+            return None;
+        }
+        n += 1;
+    }
+    Some(n)
 }
 
 fn trim_end(text: &str) -> &str {
@@ -314,11 +310,10 @@ fn trim_end(text: &str) -> &str {
 }
 
 fn is_explanation(words: &[Word]) -> bool {
-    !words.is_empty()
-        && words.iter().any(|w| WHY.contains(&w.text.as_str()))
+    words.iter().any(|w| has(WHY, &w.text))
         && words
             .iter()
-            .all(|w| WHY.contains(&w.text.as_str()) || FILLERS.contains(&w.text.as_str()))
+            .all(|w| has(WHY, &w.text) || has(FILLERS, &w.text))
 }
 
 /// The pronouns of `question` that stand for something before it: not "it" in "is it possible
@@ -329,42 +324,34 @@ fn referring(words: &[Word]) -> Option<Vec<&Word>> {
         let word = w.text.as_str();
         let next = words.get(i + 1);
         let ends_phrase = next.is_none_or(|n| n.boundary || is_function(&n.text));
-        let refers = match word {
-            "it" | "es" => {
-                // An infinitive later ("is it possible to return …", "es lohnt sich zu …")
-                // makes it a placeholder; so does "gibt es" / "there is".
-                let infinitive =
-                    words
-                        .iter()
-                        .skip(i + 1)
-                        .zip(words.iter().skip(i + 2))
-                        .any(|(a, b)| {
-                            (a.text == "to" || a.text == "zu")
-                                && !is_function(&b.text)
-                                && !b.capital
-                        });
-                let there = i > 0
-                    && words
-                        .get(i - 1)
-                        .is_some_and(|p| p.text == "gibt" || p.text == "geht");
-                !infinitive && !there
-            }
-            "its" | "they" | "them" | "their" | "ihn" | "ihm" | "er" | "ihre" | "ihren"
-            | "ihrem" | "seine" | "seinen" | "seinem" | "dafür" | "dazu" | "davon" | "damit"
-            | "darauf" => true,
+        let refers = if word == "it" || word == "es" {
+            // An infinitive later ("is it possible to return …", "es lohnt sich zu …") makes
+            // it a placeholder; so does "gibt es" (there is).
+            let infinitive =
+                words
+                    .iter()
+                    .skip(i + 1)
+                    .zip(words.iter().skip(i + 2))
+                    .any(|(a, b)| {
+                        (a.text == "to" || a.text == "zu") && !is_function(&b.text) && !b.capital
+                    });
+            let there = i
+                .checked_sub(1)
+                .and_then(|p| words.get(p))
+                .is_some_and(|p| p.text == "gibt" || p.text == "geht");
+            !infinitive && !there
+        } else if word == "sie" {
             // "Sie" capitalised inside a German question is the polite "you".
-            "sie" => !w.capital || i == 0,
-            "this" | "that" | "these" | "those" | "one" | "das" | "dies" | "diese" | "dieser"
-            | "dieses" => ends_phrase,
-            _ => false,
+            !w.capital || i == 0
+        } else {
+            has(PRONOUNS, word) || (has(DEMONSTRATIVES, word) && ends_phrase)
         };
         if !refers {
             continue;
         }
         // A name or an article's phrase earlier in the question is what the pronoun means.
         let own = words.iter().take(i).enumerate().any(|(j, p)| {
-            (p.capital && j > 0 && !is_function(&p.text))
-                || (ARTICLES.contains(&p.text.as_str()) && j + 1 < i)
+            (p.capital && j > 0 && !is_function(&p.text)) || (has(ARTICLES, &p.text) && j + 1 < i)
         });
         if !own {
             res.push(w);
@@ -384,7 +371,7 @@ fn is_function(word: &str) -> bool {
 fn subject<'q>(question: &'q str, words: &[Word]) -> Option<&'q str> {
     let span = |a: &Word, b: &Word| question.get(a.start..b.end);
     for (i, det) in words.iter().enumerate() {
-        if !DETERMINERS.contains(&det.text.as_str()) {
+        if !has(DETERMINERS, &det.text) {
             continue;
         }
         let run: Vec<&Word> = words
@@ -393,9 +380,8 @@ fn subject<'q>(question: &'q str, words: &[Word]) -> Option<&'q str> {
             .take_while(|w| !w.boundary && !is_function(&w.text))
             .collect();
         let before = i.checked_sub(1).and_then(|p| words.get(p));
-        let verb_last = before.is_some_and(|b| {
-            DO_AUX.contains(&b.text.as_str()) || (i == 1 && BE_AUX.contains(&b.text.as_str()))
-        });
+        let verb_last =
+            before.is_some_and(|b| has(DO_AUX, &b.text) || (i == 1 && has(BE_AUX, &b.text)));
         let keep = if verb_last && run.len() >= 2 {
             run.len() - 1
         } else {
@@ -419,7 +405,7 @@ fn subject<'q>(question: &'q str, words: &[Word]) -> Option<&'q str> {
     let after_person = start
         .checked_sub(1)
         .and_then(|p| words.get(p))
-        .is_some_and(|p| PERSONS.contains(&p.text.as_str()));
+        .is_some_and(|p| has(PERSONS, &p.text));
     if after_person && start < end {
         start += 1;
     } else if after_person {
@@ -443,43 +429,31 @@ fn refine(index: &Index, previous: &str, prev: &[Word], new: &str, words: &[Word
         )
     };
     // The same preposition: what followed it is what the new words replace.
-    if let Some(first) = words
-        .first()
-        .filter(|w| PREPOSITIONS.contains(&w.text.as_str()))
-    {
+    if let Some(first) = words.first().filter(|w| has(PREPOSITIONS, &w.text)) {
         let slot = prev.iter().rposition(|w| w.text == first.text);
         if let Some(slot) = slot {
             let run: Vec<&Word> = prev
                 .iter()
                 .skip(slot + 1)
-                .take_while(|w| {
-                    !w.boundary && (!is_function(&w.text) || ARTICLES.contains(&w.text.as_str()))
-                })
+                .take_while(|w| !w.boundary && (!is_function(&w.text) || has(ARTICLES, &w.text)))
                 .collect();
             if let (Some(a), Some(b), Some(rest)) = (run.first(), run.last(), words.get(1)) {
                 return replace(a.start, b.end, new.get(rest.start..).unwrap_or_default());
             }
         }
     }
-    if let Some((from, to, with)) = siblings(index, prev, words) {
-        let with_text = new.get(with.0..with.1).unwrap_or_default();
+    if let Some(((from, to), (a, b))) = siblings(index, prev, words) {
         // "return a bike" + "parts": the article goes with the word it introduced.
-        let from = match prev.iter().position(|w| w.start == from) {
-            Some(i) if i > 0 => match prev.get(i - 1) {
-                Some(a) if matches!(a.text.as_str(), "a" | "an" | "ein" | "eine" | "einen") => {
-                    a.start
-                }
-                _ => from,
-            },
-            _ => from,
-        };
-        return replace(from, to, with_text);
+        let from = prev
+            .iter()
+            .zip(prev.iter().skip(1))
+            .find(|(_, w)| w.start == from)
+            .filter(|(a, _)| has("a an ein eine einen", &a.text))
+            .map_or(from, |(a, _)| a.start);
+        return replace(from, to, new.get(a..b).unwrap_or_default());
     }
     let new = new.trim();
-    if words
-        .first()
-        .is_some_and(|w| PREPOSITIONS.contains(&w.text.as_str()))
-    {
+    if words.first().is_some_and(|w| has(PREPOSITIONS, &w.text)) {
         format!("{head} {new}?")
     } else {
         format!("{head} ({new})?")
@@ -487,129 +461,56 @@ fn refine(index: &Index, previous: &str, prev: &[Word], new: &str, words: &[Word
 }
 
 /// A word of the refinement and a word of the previous question that name alternatives: two
-/// sibling headings (same parent) or two first cells of one table, each with one word and not
-/// the other. Returns the byte range in the previous question of its run of words that only
-/// its unit has, and the range in the refinement of the words only the other unit has.
-fn siblings(index: &Index, prev: &[Word], new: &[Word]) -> Option<(usize, usize, (usize, usize))> {
+/// sibling units (see [`groups`]), each with one word and not the other. Returns the byte
+/// range in the previous question of its run of words only its unit has, and the range in the
+/// refinement of the words only the other unit has.
+fn siblings(
+    index: &Index,
+    prev: &[Word],
+    new: &[Word],
+) -> Option<((usize, usize), (usize, usize))> {
+    /// Fragments looked at per word: enough for any page that lists it.
     const MAX_FRAGMENTS: usize = 200;
-    let langs: Vec<Lang> = {
-        let mut l: Vec<Lang> = index.docs.iter().map(|d| d.lang).collect();
-        l.sort();
-        l.dedup();
-        l
-    };
+    let mut langs: Vec<Lang> = Vec::new();
+    for d in &index.docs {
+        if !langs.contains(&d.lang) {
+            langs.push(d.lang);
+        }
+    }
     for lang in langs {
         let analyzer = Analyzer::new(lang, index.settings.stemming);
-        let stems = |ws: &[Word]| -> Vec<String> {
-            ws.iter()
-                .map(|w| analyzer.term(&w.text).into_owned())
-                .collect()
-        };
-        let prev_stems = stems(prev);
-        let new_stems = stems(new);
-        let unit_stems = |text: &str| -> Vec<String> {
+        let stem = |w: &str| analyzer.term(w).into_owned();
+        let unit = |text: &&str| -> Vec<String> {
             tokens(text)
                 .filter(|(_, w)| !is_function(w))
-                .map(|(_, w)| analyzer.term(&w).into_owned())
+                .map(|(_, w)| stem(&w))
                 .collect()
         };
-        for (ni, n) in new.iter().enumerate() {
-            if is_function(&n.text) {
+        let prev_stems: Vec<String> = prev.iter().map(|w| stem(&w.text)).collect();
+        let new_stems: Vec<String> = new.iter().map(|w| stem(&w.text)).collect();
+        for (word, s) in new.iter().zip(&new_stems) {
+            let Ok(at) = index.terms.binary_search_by(|t| t.term.as_str().cmp(s)) else {
+                continue;
+            };
+            if is_function(&word.text) {
                 continue;
             }
-            let stem = &new_stems[ni];
-            let Ok(at) = index.terms.binary_search_by(|t| t.term.as_str().cmp(stem)) else {
-                continue;
-            };
-            let Some(postings) = index.terms.get(at) else {
-                continue;
-            };
-            for &(frag, _) in postings.postings.iter().take(MAX_FRAGMENTS) {
-                let Some(f) = index.fragments.get(frag as usize) else {
-                    continue;
-                };
-                if index
-                    .docs
-                    .get(f.doc as usize)
-                    .is_none_or(|d| d.lang != lang)
-                {
-                    continue;
-                }
-                let mut units: Vec<Vec<Vec<String>>> = Vec::new();
-                // Sibling headings: the last headings under the same parent on this page.
-                if let Some((own, parent)) = f.heading_path.split_last() {
-                    let first = frag.saturating_sub(f.position);
-                    let end = first.saturating_add(
-                        index.docs.get(f.doc as usize).map_or(0, |d| d.n_fragments),
-                    );
-                    let mut group = vec![unit_stems(own)];
-                    for g in index
-                        .fragments
-                        .get(first as usize..(end as usize).min(index.fragments.len()))
-                        .unwrap_or_default()
-                    {
-                        if let Some((last, p)) = g.heading_path.split_last()
-                            && p == parent
-                            && last != own
-                        {
-                            let u = unit_stems(last);
-                            if !group.contains(&u) {
-                                group.push(u);
-                            }
-                        }
-                    }
-                    units.push(group);
-                }
-                // Table rows: the first cells of one table.
-                let mut tables: Vec<(u32, Vec<Vec<String>>)> = Vec::new();
-                for &(row, header) in &f.table_rows {
-                    let cell = f
-                        .sentences
-                        .get(row as usize)
-                        .and_then(|&(s, e)| f.text.get(s as usize..e as usize))
-                        .and_then(|r| r.split(" | ").next())
-                        .unwrap_or_default();
-                    match tables.iter_mut().find(|(h, _)| *h == header) {
-                        Some((_, rows)) => rows.push(unit_stems(cell)),
-                        None => tables.push((header, vec![unit_stems(cell)])),
-                    }
-                }
-                units.extend(tables.into_iter().map(|(_, rows)| rows));
-                for group in &units {
-                    for a in group.iter().filter(|u| u.contains(stem)) {
-                        for b in group.iter().filter(|u| !u.contains(stem)) {
-                            let only_b = |s: &String| b.contains(s) && !a.contains(s);
-                            let only_a = |s: &String| a.contains(s) && !b.contains(s);
-                            let Some(pi) =
-                                prev_stems.iter().position(|s| only_b(s) && !is_function(s))
-                            else {
-                                continue;
-                            };
-                            if new_stems.iter().any(&only_b) {
+            let postings = index.terms.get(at).map_or(&[][..], |t| &t.postings);
+            for &(frag, _) in postings.iter().take(MAX_FRAGMENTS) {
+                for group in groups(index, frag, lang) {
+                    let group: Vec<Vec<String>> = group.iter().map(unit).collect();
+                    for a in group.iter().filter(|u| u.contains(s)) {
+                        for b in group.iter().filter(|u| !u.contains(s)) {
+                            let only_a = |x: &String| a.contains(x) && !b.contains(x);
+                            let only_b = |x: &String| b.contains(x) && !a.contains(x);
+                            if new_stems.iter().any(only_b) {
                                 continue;
                             }
-                            let run =
-                                |ws: &[Word],
-                                 ss: &[String],
-                                 i: usize,
-                                 only: &dyn Fn(&String) -> bool| {
-                                    let mut s = i;
-                                    while s > 0 && only(&ss[s - 1]) && !ws[s].boundary {
-                                        s -= 1;
-                                    }
-                                    let mut e = i;
-                                    while e + 1 < ws.len()
-                                        && only(&ss[e + 1])
-                                        && !ws[e + 1].boundary
-                                    {
-                                        e += 1;
-                                    }
-                                    (ws[s].start, ws[e].end)
-                                };
-                            let (pa, pb) = run(prev, &prev_stems, pi, &only_b);
-                            let with = run(new, &new_stems, ni, &only_a);
-                            if only_a(stem) {
-                                return Some((pa, pb, with));
+                            if let (Some(p), Some(w)) = (
+                                run(prev, &prev_stems, &only_b),
+                                run(new, &new_stems, &only_a),
+                            ) {
+                                return Some((p, w));
                             }
                         }
                     }
@@ -620,124 +521,129 @@ fn siblings(index: &Index, prev: &[Word], new: &[Word]) -> Option<(usize, usize,
     None
 }
 
+/// The sibling units fragment `frag` of a page in `lang` belongs to, by group: the last
+/// headings under its parent heading on its page, and the first cells of each of its tables.
+fn groups(index: &Index, frag: u32, lang: Lang) -> Vec<Vec<&str>> {
+    let mut res = Vec::new();
+    let Some(f) = index.fragments.get(frag as usize) else {
+        return res;
+    };
+    let Some(doc) = index.docs.get(f.doc as usize).filter(|d| d.lang == lang) else {
+        return res;
+    };
+    if let Some((own, parent)) = f.heading_path.split_last() {
+        let first = frag.saturating_sub(f.position) as usize;
+        let mut group = vec![own.as_str()];
+        for g in index
+            .fragments
+            .iter()
+            .skip(first)
+            .take(doc.n_fragments as usize)
+        {
+            if let Some((last, p)) = g.heading_path.split_last()
+                && p == parent
+                && !group.contains(&last.as_str())
+            {
+                group.push(last);
+            }
+        }
+        res.push(group);
+    }
+    let mut tables: Vec<(u32, Vec<&str>)> = Vec::new();
+    for &(row, header) in &f.table_rows {
+        let cell = f
+            .sentences
+            .get(row as usize)
+            .and_then(|&(s, e)| f.text.get(s as usize..e as usize))
+            .and_then(|r| r.split(" | ").next())
+            .unwrap_or_default();
+        match tables.iter_mut().find(|(h, _)| *h == header) {
+            Some((_, cells)) => cells.push(cell),
+            None => tables.push((header, vec![cell])),
+        }
+    }
+    res.extend(tables.into_iter().map(|(_, cells)| cells));
+    res
+}
+
+/// The byte range of the first run of content words whose stems pass `only`.
+fn run(words: &[Word], stems: &[String], only: &dyn Fn(&String) -> bool) -> Option<(usize, usize)> {
+    let mut found: Option<(usize, usize)> = None;
+    for (w, s) in words.iter().zip(stems) {
+        let hit = only(s) && !is_function(&w.text);
+        match &mut found {
+            None if hit => found = Some((w.start, w.end)),
+            Some((_, end)) if hit && !w.boundary => *end = w.end,
+            Some(_) => break,
+            None => {}
+        }
+    }
+    found
+}
+
+// Word lists are space-separated strings: in the wasm module that is half the bytes of a slice
+// of `&str`, and they are short enough to scan.
+
 /// Opening words that start afresh ("new question: …").
-const FRESH: &[&[&str]] = &[
-    &["new", "question"],
-    &["another", "question"],
-    &["different", "question"],
-    &["new", "topic"],
-    &["unrelated"],
-    &["neue", "frage"],
-    &["andere", "frage"],
-    &["anderes", "thema"],
+const FRESH: &[&str] = &[
+    "new question",
+    "another question",
+    "different question",
+    "new topic",
+    "unrelated",
+    "neue frage",
+    "andere frage",
+    "anderes thema",
 ];
 /// Openers of a refinement, longest first.
-const OPENERS: &[&[&str]] = &[
-    &["und", "wie", "sieht", "es", "mit"],
-    &["und", "wie", "ist", "es", "mit"],
-    &["wie", "sieht", "es", "mit"],
-    &["wie", "ist", "es", "mit"],
-    &["und", "was", "ist", "mit"],
-    &["was", "ist", "mit"],
-    &["and", "what", "about"],
-    &["and", "how", "about"],
-    &["what", "about"],
-    &["how", "about"],
-    &["and"],
-    &["also"],
-    &["or"],
-    &["und"],
-    &["auch"],
-    &["oder"],
-];
-/// Words that ask for a reason.
-const WHY: &[&str] = &[
-    "why",
-    "come",
-    "reason",
-    "explain",
-    "warum",
-    "wieso",
-    "weshalb",
-    "weswegen",
-    "grund",
-    "erklären",
-    "erkläre",
-];
-const GERMAN_WHY: &[&str] = &[
-    "warum",
-    "wieso",
-    "weshalb",
-    "weswegen",
-    "grund",
-    "erklären",
-    "erkläre",
-];
-/// Words an explanation request may have besides those.
-const FILLERS: &[&str] = &[
+const OPENERS: &[&str] = &[
+    "und wie sieht es mit",
+    "und wie ist es mit",
+    "wie sieht es mit",
+    "wie ist es mit",
+    "und was ist mit",
+    "was ist mit",
+    "and what about",
+    "and how about",
+    "what about",
+    "how about",
     "and",
-    "but",
-    "so",
-    "then",
-    "is",
-    "was",
-    "that",
-    "this",
-    "it",
-    "the",
-    "exactly",
-    "please",
-    "can",
-    "could",
-    "you",
-    "me",
-    "what",
-    "s",
-    "not",
-    "how",
+    "also",
+    "or",
     "und",
-    "aber",
-    "denn",
-    "das",
-    "dies",
-    "ist",
-    "bitte",
-    "genau",
-    "eigentlich",
-    "der",
-    "mir",
-    "können",
-    "nicht",
+    "auch",
+    "oder",
 ];
+/// Words that ask for a reason; the German ones are answered with "Warum?".
+const WHY: &str = "why come reason explain warum wieso weshalb weswegen grund erklären erkläre";
+const GERMAN_WHY: &str = "warum wieso weshalb weswegen grund erklären erkläre";
+/// Words an explanation request may have besides those.
+const FILLERS: &str = "and but so then is was that this it the exactly please can could you me what s not how \
+                       und aber denn das dies ist bitte genau eigentlich der mir können nicht";
 /// Words that open a question of its own.
-const OPENS_QUESTION: &[&str] = &[
-    "what", "how", "why", "when", "where", "which", "who", "does", "do", "did", "is", "are", "can",
-    "could", "will", "would", "should", "may", "must", "has", "have", "was", "were", "wie",
-    "warum", "wann", "wo", "welche", "welcher", "welches", "wer", "ist", "sind", "kann", "können",
-    "muss", "gibt", "hat", "haben", "wird", "darf", "soll",
-];
-const PREPOSITIONS: &[&str] = &[
-    "for", "in", "on", "at", "to", "with", "without", "during", "from", "by", "under", "over",
-    "after", "before", "für", "im", "bei", "nach", "mit", "ohne", "am", "an", "auf", "zu", "zum",
-    "zur", "aus", "vom", "von", "über", "unter", "während",
-];
-const ARTICLES: &[&str] = &[
-    "the", "a", "an", "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem",
-    "einer",
-];
+const OPENS_QUESTION: &str = "what how why when where which who does do did is are can could will would \
+                              should may must has have was were wie warum wann wo welche welcher welches wer ist \
+                              sind kann können muss gibt hat haben wird darf soll";
+const PREPOSITIONS: &str = "for in on at to with without during from by under over after before für im bei \
+                            nach mit ohne am an auf zu zum zur aus vom von über unter während";
+const ARTICLES: &str = "the a an der die das den dem des ein eine einen einem einer";
 /// Articles and possessives that open a noun phrase.
-const DETERMINERS: &[&str] = &[
-    "the", "a", "an", "my", "our", "your", "der", "die", "das", "den", "dem", "des", "ein", "eine",
-    "einen", "einem", "einer", "mein", "meine", "meinen", "meinem", "unser", "unsere", "ihr",
-    "ihre", "ihren",
-];
+const DETERMINERS: &str = "the a an my our your der die das den dem des ein eine einen einem einer mein meine \
+                           meinen meinem unser unsere ihr ihre ihren";
 /// Auxiliaries after which "the X verb" ends in the verb.
-const DO_AUX: &[&str] = &[
-    "do", "does", "did", "can", "could", "will", "would", "should", "may", "might", "must",
-];
-const BE_AUX: &[&str] = &["is", "are", "was", "were"];
+const DO_AUX: &str = "do does did can could will would should may might must";
+const BE_AUX: &str = "is are was were";
 /// Persons before a verb: "How do I *install* larkctl?".
-const PERSONS: &[&str] = &["i", "we", "you", "ich", "wir", "man"];
+const PERSONS: &str = "i we you ich wir man";
+/// Pronouns that may refer back, always ("it", …) or when they end a phrase ("that?").
+const PRONOUNS: &str = "it es its they them their ihn ihm er ihre ihren ihrem seine seinen seinem dafür dazu \
+                        davon damit darauf sie";
+const DEMONSTRATIVES: &str = "this that these those one das dies diese dieser dieses";
+
+/// Whether `word` is in the space-separated `list`.
+fn has(list: &str, word: &str) -> bool {
+    list.split_ascii_whitespace().any(|w| w == word)
+}
 
 #[cfg(test)]
 mod tests {
