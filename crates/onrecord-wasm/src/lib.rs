@@ -75,14 +75,15 @@ impl Engine {
     pub fn ask(
         &self,
         question: &str,
-        #[wasm_bindgen(unchecked_param_type = "TurnContextDto | null | undefined")]
-        context: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "TurnContextDto | null")] context: Option<
+            JsValue,
+        >,
     ) -> Result<JsValue, JsError> {
         to_js(&AnswerDto::from(ask_turn(
             &self.index,
             self.model.as_ref(),
             question,
-            turn_context(&context).as_ref(),
+            context.and_then(|c| turn_context(&c)).as_ref(),
             &AnswerConfig::DEFAULT,
         )))
     }

@@ -71,9 +71,7 @@ fn error_message(err: wasm_bindgen::JsError) -> String {
 #[wasm_bindgen_test]
 fn ask_quotes_with_a_citation() {
     let engine = Engine::new(&index_bytes()).unwrap();
-    let answer = engine
-        .ask("When do refunds arrive?", JsValue::UNDEFINED)
-        .unwrap();
+    let answer = engine.ask("When do refunds arrive?", None).unwrap();
     assert_eq!(get(&answer, "mode"), "answer");
     assert_eq!(
         get(&answer, "quotes.0.text"),
@@ -89,9 +87,7 @@ fn ask_quotes_with_a_citation() {
 #[wasm_bindgen_test]
 fn ask_declines_and_says_why() {
     let engine = Engine::new(&index_bytes()).unwrap();
-    let answer = engine
-        .ask("What is the capital of France?", JsValue::UNDEFINED)
-        .unwrap();
+    let answer = engine.ask("What is the capital of France?", None).unwrap();
     assert_eq!(get(&answer, "mode"), "not-found");
     assert_eq!(get(&answer, "quotes.length"), 0);
     // Data, not sentences: the widget words the reason in its own language.
@@ -106,7 +102,7 @@ fn ask_declines_and_says_why() {
 fn a_near_miss_declines_with_its_coverage_as_a_whole_percentage() {
     let engine = Engine::new(&index_bytes()).unwrap();
     let answer = engine
-        .ask("Do refunds arrive by bank transfer to Norway?", JsValue::UNDEFINED)
+        .ask("Do refunds arrive by bank transfer to Norway?", None)
         .unwrap();
     assert_eq!(get(&answer, "mode"), "not-found");
     let gate = get(&answer, "decline.gate").as_string().unwrap();
@@ -204,20 +200,13 @@ fn a_fitting_query_model_adds_matching_by_meaning() {
     assert!(engine.has_vectors());
     // Lexically, "reimbursement" is never mentioned.
     assert_eq!(
-        get(
-            &engine
-                .ask("reimbursement timing", JsValue::UNDEFINED)
-                .unwrap(),
-            "mode"
-        ),
+        get(&engine.ask("reimbursement timing", None).unwrap(), "mode"),
         "not-found"
     );
     engine
         .set_query_model(QueryModel::new(&model_bytes(2)).unwrap())
         .unwrap();
-    let answer = engine
-        .ask("refunds reimbursement", JsValue::UNDEFINED)
-        .unwrap();
+    let answer = engine.ask("refunds reimbursement", None).unwrap();
     assert_eq!(
         get(&answer, "quotes.0.citation.url"),
         "/shop/returns/#refunds"
@@ -239,9 +228,7 @@ fn a_query_model_for_another_index_is_refused() {
 #[wasm_bindgen_test]
 fn ask_returns_the_turn_context_and_reads_a_follow_up_with_it() {
     let engine = Engine::new(&index_bytes()).unwrap();
-    let first = engine
-        .ask("When do refunds arrive?", JsValue::NULL)
-        .unwrap();
+    let first = engine.ask("When do refunds arrive?", None).unwrap();
     assert_eq!(get(&first, "turn.kind"), "standalone");
     assert_eq!(get(&first, "context.question"), "When do refunds arrive?");
     assert_eq!(get(&first, "context.fragments.0"), 0);
@@ -251,7 +238,7 @@ fn ask_returns_the_turn_context_and_reads_a_follow_up_with_it() {
     );
     // The context carries no answer text.
     assert!(get(&first, "context.text").is_undefined());
-    let next = engine.ask("Why?", get(&first, "context")).unwrap();
+    let next = engine.ask("Why?", Some(get(&first, "context"))).unwrap();
     assert_eq!(get(&next, "turn.kind"), "explanation");
     assert_eq!(get(&next, "turn.question"), "Why? When do refunds arrive?");
     assert!(get(&next, "explore").is_array());
@@ -261,9 +248,7 @@ fn ask_returns_the_turn_context_and_reads_a_follow_up_with_it() {
 #[wasm_bindgen_test]
 fn a_context_of_the_wrong_types_is_ignored() {
     let engine = Engine::new(&index_bytes()).unwrap();
-    let first = engine
-        .ask("When do refunds arrive?", JsValue::NULL)
-        .unwrap();
+    let first = engine.ask("When do refunds arrive?", None).unwrap();
     let good = get(&first, "context");
     let with = |key: &str, value: JsValue| {
         let c = js_sys::Object::assign(&js_sys::Object::new(), good.unchecked_ref());
@@ -275,6 +260,8 @@ fn a_context_of_the_wrong_types_is_ignored() {
         too_many.push(&JsValue::from_f64(0.0));
     }
     for context in [
+        JsValue::NULL,
+        JsValue::UNDEFINED,
         JsValue::from_str("When do refunds arrive?"),
         JsValue::from_f64(3.0),
         with("version", JsValue::from_str("5")),
@@ -291,7 +278,7 @@ fn a_context_of_the_wrong_types_is_ignored() {
         with("fragments", too_many.clone().into()),
         with("index", JsValue::NULL),
     ] {
-        let answer = engine.ask("Why?", context).unwrap();
+        let answer = engine.ask("Why?", Some(context)).unwrap();
         assert_eq!(get(&answer, "turn.kind"), "standalone");
         assert_eq!(get(&answer, "decline.gate"), "no-content-words");
     }
@@ -299,10 +286,10 @@ fn a_context_of_the_wrong_types_is_ignored() {
     let answer = engine
         .ask(
             "Why?",
-            with(
+            Some(with(
                 "version",
                 JsValue::from_f64(f64::from(onrecord_core::FORMAT_VERSION)),
-            ),
+            )),
         )
         .unwrap();
     assert_eq!(get(&answer, "turn.kind"), "explanation");
