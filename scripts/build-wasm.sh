@@ -11,7 +11,7 @@ cargo build --quiet -p onrecord-wasm --target wasm32-unknown-unknown --profile w
 out=www/dist/pkg
 rm -rf "$out"
 wasm-bindgen --target web --out-dir "$out" "$target_dir/wasm32-unknown-unknown/wasm-release/onrecord_wasm.wasm"
-scripts/tools/node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers \
+scripts/tools/node_modules/.bin/wasm-opt -Oz --converge --strip-debug --strip-producers \
   --enable-bulk-memory --enable-reference-types --enable-nontrapping-float-to-int \
   --enable-sign-ext --enable-mutable-globals \
   "$out/onrecord_wasm_bg.wasm" -o "$out/onrecord_wasm_bg.wasm"

@@ -15,6 +15,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use onrecord_core::Collection;
+use onrecord_sources::collection_name;
 use serde::Deserialize;
 
 /// The file's name at the corpus root.
@@ -92,8 +93,9 @@ fn parse(text: &str) -> Result<Config> {
     };
     let mut config = Config::default();
     for (raw, rule) in file.collections {
-        let name = collection_name(&raw)
-            .with_context(|| format!("{CONFIG_FILE}:{}: collection '{raw}'", at(&raw)))?;
+        let name = collection_name(&raw).map_err(|why| {
+            anyhow::anyhow!("{CONFIG_FILE}:{}: collection '{raw}': {why}", at(&raw))
+        })?;
         if rule.cap == Some(0) {
             bail!(
                 "{CONFIG_FILE}:{}: collection '{name}': cap must be at least 1",
@@ -127,20 +129,6 @@ fn parse(text: &str) -> Result<Config> {
         .folders
         .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
     Ok(config)
-}
-
-/// A collection's name as the index stores it: trimmed and lowercased, letters, digits, `-` and
-/// `_` only (so a frontmatter `collection: Decisions` and the config's `decisions` agree).
-pub(crate) fn collection_name(raw: &str) -> Result<String> {
-    let name = raw.trim().to_lowercase();
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
-    {
-        bail!("a collection name is letters, digits, '-' and '_' (for example decisions)");
-    }
-    Ok(name)
 }
 
 #[cfg(test)]

@@ -1,15 +1,12 @@
-//! build-index: reads a markdown corpus from disk and builds an onrecord index through the core.
+//! build-index: reads a corpus from disk — a markdown folder or a built HTML site — and builds
+//! an onrecord index through the core.
 //!
-//! Everything that touches the filesystem lives here; every decision about text lives in
-//! `onrecord-core`. The eval harness calls [`build`] so that it indexes exactly as this CLI does.
+//! The readers (`onrecord-sources`) turn files into `SourceDoc`s; every decision about text
+//! after that lives in `onrecord-core`. The eval harness calls [`build`] so that it indexes
+//! exactly as this CLI does.
 
 mod config;
 mod embed;
-mod frontmatter;
-mod include;
-mod markdown;
-mod markup;
-mod prose;
 mod scale;
 
 use std::collections::BTreeMap;
@@ -19,15 +16,21 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use onrecord_core::{
-    Block, Bm25Params, Index, IndexBuilder, IndexSettings, Lang, PageKind, RoutingHint, SourceDoc,
-    SourceSection, VectorIndex, chunk,
+    Bm25Params, Index, IndexBuilder, IndexSettings, Lang, Page, PageKind, Read, Reader,
+    RoutingHint, SourceDoc, VectorIndex, chunk, page_kind,
+};
+use onrecord_sources::{
+    HtmlReader, MarkdownReader, frontmatter, has_body_marker, is_html, is_markdown,
 };
 use sha2::{Digest, Sha256};
 
 pub use crate::config::CONFIG_FILE;
-pub use crate::embed::{Embedder, ModelFiles};
-pub use crate::markdown::slug;
+pub use crate::embed::{
+    CandleBert, DEFAULT_CACHE_DIR, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS, ModelFiles,
+    Teacher,
+};
 pub use crate::scale::{BENCH_QUESTIONS, replicated_index};
+pub use onrecord_sources::{html_url_for, slug, url_for};
 
 /// Build settings.
 #[derive(Debug, Clone)]
@@ -71,6 +74,10 @@ pub struct Report {
     pub drafts_skipped: Vec<String>,
     pub superseded: Vec<(String, String)>,
     pub private_notes: usize,
+    /// What the corpus was read as.
+    pub input: Input,
+    /// Pages that asked not to be indexed, with the reason.
+    pub pages_skipped: Vec<(String, String)>,
     pub warnings: Vec<String>,
     pub other_files: usize,
     pub fragments: usize,
@@ -79,8 +86,8 @@ pub struct Report {
     pub index_bytes: usize,
     /// Serialized size of each part of the payload.
     pub bytes_by_part: Vec<(&'static str, usize)>,
-    /// Seconds spent embedding fragments (when built with vectors).
-    pub embedding_secs: Option<f64>,
+    /// What embedding the fragments did (when built with vectors).
+    pub embedding: Option<EmbedStats>,
     /// Pages set aside from quoted answers (release notes, listings), with their kind and
     /// whether the site owner declared it.
     pub set_aside: Vec<(String, PageKind, bool)>,
@@ -88,21 +95,45 @@ pub struct Report {
     pub collections: Vec<(String, usize)>,
 }
 
-/// One markdown page read from disk.
-struct Page {
-    path: String,
-    doc: SourceDoc,
-    draft: bool,
-    superseded_by: Option<String>,
-    /// The page kind the site owner declared (frontmatter `kind:`).
-    kind: Option<PageKind>,
-    /// Why some of the page could not be rendered (an include that failed), by file and line.
-    warnings: Vec<String>,
-    /// The files the page includes, by name, with their bytes.
-    included: Vec<(String, Vec<u8>)>,
+/// What a corpus folder holds, and so which reader reads its pages.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Input {
+    /// Markdown pages (`.md`, `.mdx`, `.markdown`).
+    #[default]
+    Markdown,
+    /// A built site: `.html` pages.
+    Html,
 }
 
-/// A page as the build reads it: the document and what could not be rendered.
+impl Input {
+    /// The input of a corpus, from its file list: a built site when it has more HTML pages
+    /// than markdown pages outside the private folder (private notes stay markdown beside an
+    /// HTML site); the other kind is then ignored, with a warning when there is any.
+    pub fn detect(files: &[String], private_prefix: &str) -> Input {
+        let public = |rel: &&String| !rel.starts_with(private_prefix);
+        let markdown = files
+            .iter()
+            .filter(public)
+            .filter(|r| is_markdown(r))
+            .count();
+        let html = files.iter().filter(|r| is_html(r)).count();
+        if html > markdown {
+            Input::Html
+        } else {
+            Input::Markdown
+        }
+    }
+
+    /// Whether a file is a page of this input.
+    fn is_page(self, rel: &str) -> bool {
+        match self {
+            Input::Markdown => is_markdown(rel),
+            Input::Html => is_html(rel),
+        }
+    }
+}
+
+/// A markdown page as the build reads it: the document and what could not be rendered.
 pub struct ParsedPage {
     pub doc: SourceDoc,
     pub warnings: Vec<String>,
@@ -127,8 +158,37 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     let is_private = |rel: Option<&str>, bytes: &[u8]| {
         rel.is_some_and(|r| r.starts_with(&private_prefix)) || declares_private(bytes)
     };
-    let scope = include::Scope::new(root, &is_private);
     let config = config::Config::load(root)?;
+    let input = Input::detect(&files, &private_prefix);
+    report.input = input;
+    let ignored = files
+        .iter()
+        .filter(|r| !r.starts_with(&private_prefix))
+        .filter(|r| (is_markdown(r) || is_html(r)) && !input.is_page(r))
+        .count();
+    if ignored > 0 {
+        report.warnings.push(format!(
+            "{ignored} {} file{} ignored: this folder is read as {}",
+            match input {
+                Input::Html => "markdown",
+                Input::Markdown => ".html",
+            },
+            if ignored == 1 { "" } else { "s" },
+            match input {
+                Input::Html => "a built HTML site",
+                Input::Markdown => "markdown",
+            }
+        ));
+    }
+    let markdown_reader = MarkdownReader::new(root, options.default_lang, &is_private);
+    let html_reader = HtmlReader {
+        default_lang: options.default_lang,
+        body_marked: input == Input::Html && any_body_marker(root, &files)?,
+    };
+    let reader: &dyn Reader = match input {
+        Input::Markdown => &markdown_reader,
+        Input::Html => &html_reader,
+    };
     let mut hasher = Sha256::new();
     hasher.update(b"onrecord-corpus-v1\0");
     hasher.update((config.bytes.len() as u64).to_le_bytes());
@@ -143,7 +203,9 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     let mut pages = Vec::new();
     let mut notes = Vec::new();
     for rel in &files {
-        if !is_markdown(rel) {
+        // Private notes are markdown, beside a markdown folder or an HTML site.
+        let note_candidate = is_markdown(rel);
+        if !input.is_page(rel) && !note_candidate {
             report.other_files += usize::from(rel != CONFIG_FILE);
             continue;
         }
@@ -151,7 +213,7 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         // A private note gives a routing hint built from its public-safe frontmatter fields;
         // its body is dropped here and never reaches the index builder.
         let in_private_dir = rel.starts_with(&private_prefix);
-        if in_private_dir || declares_private(&bytes) {
+        if note_candidate && (in_private_dir || declares_private(&bytes)) {
             report.private_notes += 1;
             match private_note(&bytes, options) {
                 Some(note) => {
@@ -167,13 +229,30 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
             }
             continue;
         }
+        if !input.is_page(rel) {
+            report.other_files += 1;
+            continue;
+        }
+        // mdBook's table of contents is the book's menu, not a page of it.
+        if input == Input::Markdown && rel == "SUMMARY.md" {
+            let why = "mdBook's table of contents (the book's menu)";
+            report.pages_skipped.push((rel.clone(), why.to_owned()));
+            continue;
+        }
         report.input_bytes += bytes.len() as u64;
         hasher.update(rel.as_bytes());
         hasher.update([0]);
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(&bytes);
-        let mut page = read_page(&scope, rel, &bytes, options)?;
-        // A page's own frontmatter wins over the folder rules.
+        let mut page = match reader.read(rel, &utf8(rel, &bytes)?)? {
+            Read::Page(page) => page,
+            Read::Skipped { reason } => {
+                report.pages_skipped.push((rel.clone(), reason));
+                continue;
+            }
+            _ => continue,
+        };
+        // A page's own collection (frontmatter, meta tag) wins over the folder rules.
         if page.doc.collection.is_none() {
             page.doc.collection = config.collection_for(rel).map(str::to_owned);
         }
@@ -186,21 +265,24 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         report.warnings.extend(page.warnings.iter().cloned());
         pages.push(page);
     }
+    if input == Input::Html {
+        drop_duplicates(&mut pages, &mut report);
+    }
 
-    let by_path: BTreeMap<&str, &Page> = pages.iter().map(|p| (p.path.as_str(), p)).collect();
+    let by_path: BTreeMap<&str, &Page> = pages.iter().map(|p| (p.doc.path.as_str(), p)).collect();
     for page in &pages {
         if let Some(target) = &page.superseded_by {
             match by_path.get(target.as_str()) {
                 None => bail!(
                     "{}: superseded_by names '{target}', which is not a public page of the corpus",
-                    page.path
+                    page.doc.path
                 ),
                 Some(t) if t.draft => bail!(
                     "{}: superseded_by names '{target}', which is a draft",
-                    page.path
+                    page.doc.path
                 ),
-                Some(_) if target == &page.path => {
-                    bail!("{}: superseded_by names the page itself", page.path)
+                Some(_) if target == &page.doc.path => {
+                    bail!("{}: superseded_by names the page itself", page.doc.path)
                 }
                 Some(_) => {}
             }
@@ -219,25 +301,31 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     }
     for page in &pages {
         if page.draft {
-            report.drafts_skipped.push(page.path.clone());
+            report.drafts_skipped.push(page.doc.path.clone());
             continue;
         }
         // A superseded page stays out of answers: its successor is what gets cited.
         if let Some(target) = &page.superseded_by {
-            report.superseded.push((page.path.clone(), target.clone()));
+            report
+                .superseded
+                .push((page.doc.path.clone(), target.clone()));
             continue;
         }
         let drafts = chunk(&page.doc, options.fragment_chars);
         // The release-notes collection declares its pages release notes too.
         let declared_notes = page.doc.collection.as_deref() == Some("release-notes");
-        let kind = builder.add_page(&page.doc, &drafts, page.kind);
+        let kind = page
+            .kind
+            .or(declared_notes.then_some(PageKind::ReleaseNotes))
+            .unwrap_or_else(|| page_kind(&page.doc));
         if kind.is_noise() {
             report.set_aside.push((
-                page.path.clone(),
+                page.doc.path.clone(),
                 kind,
                 page.kind.is_some() || declared_notes,
             ));
         }
+        builder.add_page(&page.doc, &drafts, kind);
         report.pages_indexed += 1;
     }
     for note in notes {
@@ -258,24 +346,14 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         })
         .collect();
     if let Some(embedder) = embedder {
-        let started = std::time::Instant::now();
-        let texts: Vec<String> = index
-            .fragments
-            .iter()
-            .map(|f| {
-                let title = index
-                    .docs
-                    .get(f.doc as usize)
-                    .map_or("", |d| d.title.as_str());
-                format!("{title}. {}. {}", f.heading_path.join(". "), f.text)
-            })
-            .collect();
+        let (embedded, stats) = embedder.embed_fragments(&embedding_texts(&index))?;
         let mut vectors = VectorIndex::new(embedder.query_model_checksum, embedder.dims as u32);
-        for v in embedder.embed(&texts)? {
+        for v in embedded {
             vectors.push(&v);
         }
         index.vectors = Some(vectors);
-        report.embedding_secs = Some(started.elapsed().as_secs_f64());
+        report.warnings.extend(stats.warnings.iter().cloned());
+        report.embedding = Some(stats);
     }
     let corpus_hash: [u8; 32] = hasher.finalize().into();
     let bytes = index
@@ -301,6 +379,65 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         bytes,
         report,
     })
+}
+
+/// Keeps one of each set of built pages with the same content: generators copy a page to its
+/// folder's `index.html` (mdBook's front page is its first chapter). The copy that is not an
+/// `index.html` is kept, so the page keeps the URL its own links use.
+fn drop_duplicates(pages: &mut Vec<Page>, report: &mut Report) {
+    let key = |page: &Page| {
+        let mut h = Sha256::new();
+        h.update(page.doc.title.as_bytes());
+        for s in &page.doc.sections {
+            h.update([1]);
+            h.update(s.heading_path.join("\u{1f}").as_bytes());
+            for b in &s.blocks {
+                h.update([2]);
+                h.update(b.text.as_bytes());
+            }
+        }
+        <[u8; 32]>::from(h.finalize())
+    };
+    let is_index = |page: &Page| page.doc.path.rsplit('/').next() == Some("index.html");
+    let mut first: BTreeMap<[u8; 32], usize> = BTreeMap::new();
+    let mut dropped = vec![false; pages.len()];
+    for i in 0..pages.len() {
+        let Some(&kept) = first.get(&key(&pages[i])) else {
+            first.insert(key(&pages[i]), i);
+            continue;
+        };
+        let (keep, drop) = if is_index(&pages[kept]) && !is_index(&pages[i]) {
+            first.insert(key(&pages[i]), i);
+            (i, kept)
+        } else {
+            (kept, i)
+        };
+        dropped[drop] = true;
+        report.pages_skipped.push((
+            pages[drop].doc.path.clone(),
+            format!("the same content as {}", pages[keep].doc.path),
+        ));
+    }
+    let mut i = 0;
+    pages.retain(|_| {
+        i += 1;
+        !dropped[i - 1]
+    });
+}
+
+/// The text the teacher embeds for each fragment: "title. headings. text".
+pub fn embedding_texts(index: &Index) -> Vec<String> {
+    index
+        .fragments
+        .iter()
+        .map(|f| {
+            let title = index
+                .docs
+                .get(f.doc as usize)
+                .map_or("", |d| d.title.as_str());
+            format!("{title}. {}. {}", f.heading_path.join(". "), f.text)
+        })
+        .collect()
 }
 
 /// Writes `bytes` to `out_dir/index.onr` through a temporary file, so a failed or interrupted
@@ -374,135 +511,81 @@ fn private_note(bytes: &[u8], options: &Options) -> Option<Note> {
     })
 }
 
-/// Parses one page of the corpus at `root` as the build does: frontmatter, includes, template
-/// and markup cleaning, markdown.
+/// Parses one markdown page of the corpus at `root` as the build does: frontmatter, includes,
+/// generator syntax, markdown.
 pub fn parse_page(root: &Path, rel: &str, bytes: &[u8], options: &Options) -> Result<ParsedPage> {
     let private_prefix = format!("{}/", options.private_dir.trim_matches('/'));
     let is_private = |rel: Option<&str>, bytes: &[u8]| {
         rel.is_some_and(|r| r.starts_with(&private_prefix)) || declares_private(bytes)
     };
-    let scope = include::Scope::new(root, &is_private);
-    read_page(&scope, rel, bytes, options).map(|page| ParsedPage {
-        doc: page.doc,
-        warnings: page.warnings,
+    let reader = MarkdownReader::new(root, options.default_lang, &is_private);
+    match reader.read(rel, &utf8(rel, bytes)?)? {
+        Read::Page(page) => Ok(ParsedPage {
+            doc: page.doc,
+            warnings: page.warnings,
+        }),
+        _ => bail!("{rel}: the markdown reader skipped the page"),
+    }
+}
+
+/// What the corpus at `root` is read as (markdown or a built HTML site), as [`build`] decides.
+pub fn corpus_input(root: &Path, options: &Options) -> Result<Input> {
+    let mut files = Vec::new();
+    walk(root, root, &mut files)
+        .with_context(|| format!("cannot list the corpus at {}", root.display()))?;
+    let private_prefix = format!("{}/", options.private_dir.trim_matches('/'));
+    Ok(Input::detect(&files, &private_prefix))
+}
+
+/// The text a page shows as the build reads it (title, headings and blocks, one per line), or
+/// `None` when the page asks not to be indexed. For checking that quoted evidence is on a page.
+pub fn page_text(root: &Path, rel: &str, options: &Options) -> Result<Option<String>> {
+    let bytes = fs::read(root.join(rel)).with_context(|| format!("{rel}: cannot read file"))?;
+    let text = utf8(rel, &bytes)?;
+    let private_prefix = format!("{}/", options.private_dir.trim_matches('/'));
+    let is_private = |rel: Option<&str>, bytes: &[u8]| {
+        rel.is_some_and(|r| r.starts_with(&private_prefix)) || declares_private(bytes)
+    };
+    let read = if is_html(rel) {
+        let mut files = Vec::new();
+        walk(root, root, &mut files)?;
+        let reader = HtmlReader {
+            default_lang: options.default_lang,
+            body_marked: any_body_marker(root, &files)?,
+        };
+        reader.read(rel, &text)?
+    } else {
+        MarkdownReader::new(root, options.default_lang, &is_private).read(rel, &text)?
+    };
+    let Read::Page(page) = read else {
+        return Ok(None);
+    };
+    let mut out = vec![page.doc.title.clone()];
+    for section in &page.doc.sections {
+        out.extend(section.heading_path.last().cloned());
+        out.extend(section.blocks.iter().map(|b| b.text.clone()));
+    }
+    Ok(Some(out.join("\n")))
+}
+
+/// A file's text, or an error naming the file and the line of the first bad byte.
+fn utf8(rel: &str, bytes: &[u8]) -> Result<String> {
+    String::from_utf8(bytes.to_vec()).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let line = bytes[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
+        anyhow::anyhow!("{rel}:{line}: invalid UTF-8 (byte {valid})")
     })
 }
 
-fn read_page(
-    scope: &include::Scope<'_>,
-    rel: &str,
-    bytes: &[u8],
-    options: &Options,
-) -> Result<Page> {
-    let source = std::str::from_utf8(bytes).map_err(|e| {
-        let line = bytes[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1;
-        anyhow::anyhow!("{rel}:{line}: invalid UTF-8 (byte {})", e.valid_up_to())
-    })?;
-    let (fm, body, body_line) = frontmatter::split(rel, source)?;
-    let lang = match &fm.lang {
-        None => options.default_lang,
-        Some(tag) => Lang::from_tag(tag).with_context(|| {
-            let supported: Vec<&str> = Lang::ALL.iter().map(|l| l.tag()).collect();
-            format!(
-                "{rel}: unsupported lang '{tag}' (supported: {})",
-                supported.join(", ")
-            )
-        })?,
-    };
-    let expanded = include::expand(scope, rel, &body, body_line);
-    // Jekyll runs Liquid only on pages with frontmatter.
-    let liquid = body_line > 1;
-    let mut parsed = markdown::parse(&prose::clean(&expanded.text, liquid));
-    // A page's summary (`description`, `summary`, `meaning`) is its lede: the site shows it
-    // under the title, and it often says in plain words what the page is about.
-    if let Some(summary) = fm.summary().filter(|s| !s.trim().is_empty()) {
-        let lede = Block::paragraph(summary.trim());
-        match parsed.sections.first_mut() {
-            Some(top) if top.heading_path.is_empty() => top.blocks.insert(0, lede),
-            _ => parsed.sections.insert(
-                0,
-                SourceSection {
-                    heading_path: Vec::new(),
-                    anchor: String::new(),
-                    blocks: vec![lede],
-                },
-            ),
+/// Whether any HTML page of the site marks its content with `data-onrecord-body`.
+fn any_body_marker(root: &Path, files: &[String]) -> Result<bool> {
+    for rel in files.iter().filter(|r| is_html(r)) {
+        let bytes = fs::read(root.join(rel)).with_context(|| format!("{rel}: cannot read file"))?;
+        if has_body_marker(&String::from_utf8_lossy(&bytes)) {
+            return Ok(true);
         }
     }
-    let title = fm.title.clone().or(parsed.h1).unwrap_or_else(|| {
-        rel.rsplit('/')
-            .next()
-            .unwrap_or(rel)
-            .trim_end_matches(".md")
-            .to_owned()
-    });
-    let url = fm.url.clone().unwrap_or_else(|| url_for(rel));
-    let kind = fm
-        .kind
-        .as_deref()
-        .map(|name| {
-            PageKind::from_name(name).with_context(|| {
-                format!("{rel}: unknown kind '{name}' (use page, release-notes or listing)")
-            })
-        })
-        .transpose()?;
-    let collection = fm
-        .collection
-        .as_deref()
-        .map(|name| {
-            config::collection_name(name).with_context(|| format!("{rel}: collection '{name}'"))
-        })
-        .transpose()?;
-    let superseded_by = fm.superseded_by.as_deref().map(|t| {
-        t.trim_start_matches("./")
-            .trim_start_matches('/')
-            .to_owned()
-    });
-    Ok(Page {
-        path: rel.to_owned(),
-        doc: SourceDoc {
-            path: rel.to_owned(),
-            url,
-            title,
-            lang,
-            themes: fm.themes.to_vec(),
-            collection,
-            sections: parsed.sections,
-        },
-        draft: fm.draft,
-        superseded_by,
-        kind,
-        warnings: expanded.warnings,
-        included: expanded.files,
-    })
-}
-
-/// The URL a static site generator gives a page: `a/b.md` is `/a/b/`, `a/index.md` is `/a/`.
-pub fn url_for(rel: &str) -> String {
-    let stem = rel
-        .strip_suffix(".md")
-        .or_else(|| rel.strip_suffix(".mdx"))
-        .or_else(|| rel.strip_suffix(".markdown"))
-        .unwrap_or(rel);
-    let stem = stem
-        .strip_suffix("index")
-        .unwrap_or(stem)
-        .trim_end_matches('/');
-    if stem.is_empty() {
-        "/".to_owned()
-    } else {
-        format!("/{stem}/")
-    }
-}
-
-fn is_markdown(rel: &str) -> bool {
-    [".md", ".mdx", ".markdown"]
-        .iter()
-        .any(|ext| rel.ends_with(ext))
+    Ok(false)
 }
 
 /// Collects file paths under `dir` relative to `root`, with `/` separators, skipping hidden
@@ -541,7 +624,20 @@ fn postcard_len<T: serde::Serialize>(value: &T) -> usize {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let input = match self.input {
+            Input::Markdown => "markdown",
+            Input::Html => "HTML (a built site)",
+        };
+        writeln!(f, "input             {input}")?;
         writeln!(f, "pages indexed     {}", self.pages_indexed)?;
+        let skipped: Vec<String> = self
+            .pages_skipped
+            .iter()
+            .map(|(page, why)| format!("{page}: {why}"))
+            .collect();
+        if !skipped.is_empty() {
+            writeln!(f, "pages skipped     {}{}", skipped.len(), list(&skipped))?;
+        }
         writeln!(
             f,
             "drafts skipped    {}{}",
@@ -558,11 +654,6 @@ impl fmt::Display for Report {
             "superseded        {}{}",
             superseded.len(),
             list(&superseded)
-        )?;
-        writeln!(
-            f,
-            "private notes     {} (routing hints only; bodies never indexed)",
-            self.private_notes
         )?;
         let set_aside: Vec<String> = self
             .set_aside
@@ -598,13 +689,18 @@ impl fmt::Display for Report {
             collections.len(),
             list(&collections)
         )?;
+        writeln!(
+            f,
+            "private notes     {} (routing hints only; bodies never indexed)",
+            self.private_notes
+        )?;
         for warning in &self.warnings {
             writeln!(f, "warning: {warning}")?;
         }
         if self.other_files > 0 {
             writeln!(
                 f,
-                "other files       {} (not markdown, ignored)",
+                "other files       {} (not pages, ignored)",
                 self.other_files
             )?;
         }
@@ -618,12 +714,37 @@ impl fmt::Display for Report {
             let each = per_fragment(bytes);
             writeln!(f, "  {part:<38} {bytes:>9} bytes  {each:>7.1} per fragment")?;
         }
-        match self.embedding_secs {
-            Some(secs) => writeln!(
-                f,
-                "embedding         {} fragments in {secs:.1} s",
-                self.fragments
-            )?,
+        match &self.embedding {
+            Some(e) => {
+                writeln!(
+                    f,
+                    "embedding         {} fragments in {:.1} s ({:.1} fragments/s): {} from the cache, {} embedded",
+                    e.fragments,
+                    e.total_secs,
+                    e.fragments as f64 / e.total_secs.max(1e-9),
+                    e.cache_hits,
+                    e.embedded,
+                )?;
+                if e.embedded > 0 {
+                    writeln!(
+                        f,
+                        "  teacher                                {:.1} fragments/s on {} threads",
+                        e.embedded as f64 / e.teacher_secs.max(1e-9),
+                        e.threads
+                    )?;
+                }
+                match &e.cache_dir {
+                    Some(dir) => writeln!(
+                        f,
+                        "  cache                                  {}",
+                        dir.display()
+                    )?,
+                    None => writeln!(
+                        f,
+                        "  cache                                  none (in memory only)"
+                    )?,
+                }
+            }
             None => writeln!(
                 f,
                 "embedding         none (no --teacher/--model-dir): lexical retrieval only"
@@ -638,59 +759,5 @@ fn list(items: &[String]) -> String {
         String::new()
     } else {
         format!(" ({})", items.join(", "))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls_follow_the_file_layout() {
-        assert_eq!(url_for("index.md"), "/");
-        assert_eq!(url_for("shop/index.md"), "/shop/");
-        assert_eq!(url_for("shop/returns.md"), "/shop/returns/");
-        assert_eq!(url_for("guide/x.mdx"), "/guide/x/");
-    }
-
-    #[test]
-    fn a_summary_becomes_the_lede_and_a_description_does_not() {
-        let page = |fm: &str, body: &str| {
-            let source = format!("---\ntitle: T\n{fm}\n---\n{body}");
-            parse_page(
-                Path::new("."),
-                "p.md",
-                source.as_bytes(),
-                &Options::standard(),
-            )
-            .unwrap()
-            .doc
-        };
-        let texts = |doc: &SourceDoc| -> Vec<(Vec<String>, String)> {
-            doc.sections
-                .iter()
-                .flat_map(|s| {
-                    s.blocks
-                        .iter()
-                        .map(|b| (s.heading_path.clone(), b.text.clone()))
-                })
-                .collect()
-        };
-        let doc = page(
-            "meaning: \"On staying put.\"",
-            "Verse one.\n\n## Notes\n\nMore.",
-        );
-        assert_eq!(
-            texts(&doc)[..2],
-            [
-                (vec![], "On staying put.".to_owned()),
-                (vec![], "Verse one.".to_owned())
-            ]
-        );
-        let doc = page("summary: Short.", "## First\n\nText.");
-        assert_eq!(doc.sections[0].heading_path, Vec::<String>::new());
-        assert_eq!(texts(&doc)[0].1, "Short.");
-        let doc = page("description: SEO words.", "Body.");
-        assert_eq!(texts(&doc), [(vec![], "Body.".to_owned())]);
     }
 }

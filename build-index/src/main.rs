@@ -1,24 +1,30 @@
-//! The `build-index` command: `build-index <corpus dir> --out <dir>`.
+//! The `build-index` command: `build-index <corpus or site dir> --out <dir>`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use build_index::{Embedder, ModelFiles, Options, build_with, write_atomically, write_index};
+use build_index::{
+    EmbedOptions, Embedder, ModelFiles, Options, build_with, write_atomically, write_index,
+};
 use onrecord_core::Lang;
 
 const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--site-name NAME] [--lang TAG] [--fragment-chars N]
 
-Reads the markdown pages under <corpus dir> and writes <dir>/index.onr.
+Reads the pages under <corpus dir> — markdown, or the .html pages a generator built (a folder
+with more .html pages than markdown pages is read as a built site) — and writes <dir>/index.onr.
   --private-dir NAME    folder of private notes, never indexed (default: private)
   --site-name NAME      a name of the site or its author, which questions use to mean
                         \"these pages\" (repeatable)
-  --lang TAG            language of pages without a `lang` field (default: en)
+  --lang TAG            language of pages without a `lang` field or `<html lang>` (default: en)
   --fragment-chars N    fragment size in characters (default: 800)
   --teacher DIR         the embedding transformer (all-MiniLM-L6-v2 files) for fragment vectors
   --model-dir DIR       folder with query-model.onq and doc-projection.bin (with --teacher);
-                        query-model.onq is copied next to the index for the browser";
+                        query-model.onq is copied next to the index for the browser
+  --embed-cache DIR     folder of the embedding cache, so a rebuild embeds only fragments whose
+                        text changed (default: target/embed-cache)
+  --no-embed-cache      keep embeddings in memory only";
 
 fn main() -> ExitCode {
     match run() {
@@ -37,6 +43,7 @@ fn run() -> Result<()> {
     let mut options = Options::standard();
     let mut teacher: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
+    let mut embed = EmbedOptions::standard();
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
             args.next()
@@ -50,6 +57,8 @@ fn run() -> Result<()> {
             "--out" => out = Some(value("--out")?.into()),
             "--teacher" => teacher = Some(value("--teacher")?.into()),
             "--model-dir" => model_dir = Some(value("--model-dir")?.into()),
+            "--embed-cache" => embed.cache_dir = Some(value("--embed-cache")?.into()),
+            "--no-embed-cache" => embed.cache_dir = None,
             "--private-dir" => options.private_dir = value("--private-dir")?,
             "--site-name" => options.site_names.push(value("--site-name")?),
             "--lang" => {
@@ -78,9 +87,10 @@ fn run() -> Result<()> {
         );
     }
     let embedder = match (teacher, model_dir) {
-        (Some(teacher), Some(model_dir)) => {
-            Some(Embedder::load(&ModelFiles { teacher, model_dir })?)
-        }
+        (Some(teacher), Some(model_dir)) => Some(Embedder::load_with(
+            &ModelFiles { teacher, model_dir },
+            &embed,
+        )?),
         (None, None) => None,
         _ => bail!("--teacher and --model-dir go together"),
     };
@@ -93,9 +103,14 @@ fn run() -> Result<()> {
     let secs = started.elapsed().as_secs_f64();
     print!("{}", built.report);
     // Throughput of reading, indexing and writing; embedding is timed on its own line above.
-    let without_embedding = secs - built.report.embedding_secs.unwrap_or(0.0);
+    let without_embedding = secs
+        - built
+            .report
+            .embedding
+            .as_ref()
+            .map_or(0.0, |e| e.total_secs);
     println!(
-        "wrote {} in {:.0} ms ({:.1} MB/s of markdown, embedding aside)",
+        "wrote {} in {:.0} ms ({:.1} MB/s of input, embedding aside)",
         path.display(),
         secs * 1000.0,
         built.report.input_bytes as f64 / 1e6 / without_embedding.max(1e-9)

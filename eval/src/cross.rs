@@ -21,6 +21,9 @@ use crate::fit::{self, Row};
 use crate::metrics::{self, Answering, DEPTH, Retrieval, content_word_share, is_relevant};
 use crate::questions::{self, Kind, Question, Split, select};
 
+/// Scores per corpus per grid point, as (primary, secondary).
+type ScoreMatrix = Vec<Vec<(f64, f64)>>;
+
 /// One question set of the registry (`eval/corpora.json`).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Entry {
@@ -160,6 +163,7 @@ fn rows(
                 grounded,
                 hard_declined: a.hard_decline.is_some(),
                 x: a.features.values,
+                floors: [a.coverage, a.support, a.meaning.unwrap_or(0.0)],
             }
         })
         .collect()
@@ -215,7 +219,7 @@ fn floors_grid() -> Vec<Floors> {
 
 impl Floors {
     fn answers(&self, r: &Row) -> bool {
-        let [coverage, support, _, _, meaning, ..] = r.x;
+        let [coverage, support, meaning] = r.floors;
         !r.hard_declined
             && (meaning >= self.meaning || (coverage >= self.coverage && support >= self.support))
     }
@@ -248,13 +252,8 @@ struct Scored {
 fn score(c: &Corpus, model: Option<&QueryModel>, qs: &[&Question], chosen: &Chosen) -> Scored {
     let index = &c.built.index;
     let config = &chosen.config;
-    // The shipped method (hybrid + rerank) with this configuration's fusion knobs.
-    let rank = |q: &str| -> Vec<u32> {
-        retrieve_fused(index, model, q, DEPTH, &config.fusion)
-            .iter()
-            .map(|h| h.fragment)
-            .collect()
-    };
+    // What the answerer weighs, in its order: fused, set-aside pages left out, reranked.
+    let rank = |q: &str| -> Vec<u32> { assess(index, model, q, config).ranked };
     let by_type = Kind::ALL
         .into_iter()
         .filter(|k| *k != Kind::Unanswerable)
@@ -504,8 +503,12 @@ pub fn run(
 ) -> Result<CrossResult> {
     let mut corpora = Vec::new();
     for entry in entries {
-        let questions = questions::load(&entry.questions)?;
-        let problems = questions::check(&questions, &entry.corpus);
+        let mut questions = questions::load(&entry.questions)?;
+        // On a built site, the question file's markdown sources are read as the built pages.
+        if build_index::corpus_input(&entry.corpus, options)? == build_index::Input::Html {
+            questions::on_built_site(&mut questions);
+        }
+        let problems = questions::check(&questions, &entry.corpus, options);
         if !problems.is_empty() {
             bail!(
                 "{}: {} problem(s), first: {}",
@@ -570,14 +573,15 @@ pub fn run(
         });
         (r.mrr, r.recall_5)
     });
+    // Before the reranker is fit, candidates keep the fused order.
     let base = |fusion: Fusion, shape_weight: f32| AnswerConfig {
         fusion,
         shape_weight,
         ..AnswerConfig::DEFAULT
     };
     // Stage 2: the quote-shape weight by dev quote hit, with the fold's fusion.
-    let shape_scores: Vec<Vec<Vec<(f64, f64)>>> = {
-        let mut memo: Vec<(usize, Vec<Vec<(f64, f64)>>)> = Vec::new();
+    let shape_scores: Vec<ScoreMatrix> = {
+        let mut memo: Vec<(usize, ScoreMatrix)> = Vec::new();
         let mut res = Vec::new();
         for train in all
             .iter()
@@ -697,10 +701,9 @@ pub fn run(
     let mut all_results = Vec::new();
     let mut knobs_lines = String::new();
     let mut lost_lines = Vec::new();
-    for left in 0..n {
+    for (left, c) in corpora.iter().enumerate() {
         let train: Vec<usize> = all.iter().copied().filter(|&c| c != left).collect();
         let chosen = choose_config(left, &train);
-        let c = &corpora[left];
         let test = c.split(Split::Test);
         let every = c.split(Split::All);
         let s_test = score(c, model, &test, &chosen);

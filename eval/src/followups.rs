@@ -114,7 +114,7 @@ pub fn load(path: &Path) -> Result<Vec<Pair>> {
 }
 
 /// Every problem with a follow-up file, as readable lines; empty when the file is sound.
-pub fn check(pairs: &[Pair], corpus: &Path) -> Vec<String> {
+pub fn check(pairs: &[Pair], corpus: &Path, options: &build_index::Options) -> Vec<String> {
     let mut problems = Vec::new();
     let mut ids = BTreeSet::new();
     for p in pairs {
@@ -155,7 +155,7 @@ pub fn check(pairs: &[Pair], corpus: &Path) -> Vec<String> {
         })
         .collect();
     problems.extend(
-        crate::questions::check(&as_questions, corpus)
+        crate::questions::check(&as_questions, corpus, options)
             .into_iter()
             .filter(|m| !m.contains("question without evidence")),
     );

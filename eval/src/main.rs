@@ -202,8 +202,12 @@ fn run() -> Result<ExitCode> {
     if let Some(registry) = &args.cross {
         return cross(&args, registry);
     }
-    let questions = questions::load(&args.questions)?;
-    let problems = questions::check(&questions, &args.corpus);
+    let mut questions = questions::load(&args.questions)?;
+    // On a built site, the question file's markdown sources are read as the pages built from them.
+    if build_index::corpus_input(&args.corpus, &args.options)? == build_index::Input::Html {
+        questions::on_built_site(&mut questions);
+    }
+    let problems = questions::check(&questions, &args.corpus, &args.options);
     if !problems.is_empty() {
         for p in &problems {
             eprintln!("{}: {p}", args.questions.display());
@@ -217,7 +221,7 @@ fn run() -> Result<ExitCode> {
     let pairs = match &args.followups {
         Some(path) => {
             let pairs = followups::load(path)?;
-            let problems = followups::check(&pairs, &args.corpus);
+            let problems = followups::check(&pairs, &args.corpus, &args.options);
             if !problems.is_empty() {
                 for p in &problems {
                     eprintln!("{}: {p}", path.display());

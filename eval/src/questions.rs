@@ -73,16 +73,65 @@ pub fn load(path: &Path) -> Result<Vec<Question>> {
         .with_context(|| format!("{}: not a valid question file", path.display()))
 }
 
-/// Whitespace collapsed to single spaces, lowercased: how phrases and fragments are compared.
+/// Whitespace collapsed to single spaces, lowercased, typography folded back to what authors
+/// type (’ → ', “ ” → ", – → --, — → ---, … → ...; Sphinx and mdBook render it, markdown does
+/// not): how phrases and fragments are compared.
 pub fn normalize(s: &str) -> String {
-    s.split_whitespace()
+    let folded: String = s
+        .chars()
+        .flat_map(|c| {
+            let typed: &[char] = match c {
+                '\u{2018}' | '\u{2019}' | '\u{201a}' => &['\''],
+                '\u{201c}' | '\u{201d}' | '\u{201e}' => &['"'],
+                '\u{2013}' => &['-', '-'],
+                '\u{2014}' => &['-', '-', '-'],
+                '\u{2026}' => &['.', '.', '.'],
+                _ => return vec![c],
+            };
+            typed.to_vec()
+        })
+        .collect();
+    folded
+        .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase()
 }
 
+/// The page a generator builds from a markdown source, by the rule mdBook and Sphinx share:
+/// `types/never.md` is served as `types/never.html`, and mdBook serves a folder's
+/// `README.md` as its `index.html`. Question files name markdown sources; on a built site
+/// their evidence is looked for on these pages.
+pub fn built_page(source: &str) -> String {
+    let Some(stem) = [".md", ".mdx", ".markdown"]
+        .iter()
+        .find_map(|ext| source.strip_suffix(ext))
+    else {
+        return source.to_owned();
+    };
+    match stem.strip_suffix("README") {
+        Some(folder) if folder.is_empty() || folder.ends_with('/') => format!("{folder}index.html"),
+        _ => format!("{stem}.html"),
+    }
+}
+
+/// Points every file a question names (evidence, expected and forbidden sources) at the page
+/// built from it.
+pub fn on_built_site(questions: &mut [Question]) {
+    for q in questions {
+        for e in &mut q.evidence {
+            e.file = built_page(&e.file);
+        }
+        for file in q.expect_sources.iter_mut().chain(&mut q.forbid_sources) {
+            *file = built_page(file);
+        }
+    }
+}
+
 /// Every problem with a question file, as readable lines; empty when the file is sound.
-pub fn check(questions: &[Question], corpus: &Path) -> Vec<String> {
+/// A phrase must be in its file as written, or in the text the build reads from it (includes
+/// rendered; for a built page, the only text there is).
+pub fn check(questions: &[Question], corpus: &Path, options: &build_index::Options) -> Vec<String> {
     let mut problems = Vec::new();
     let mut ids = BTreeSet::new();
     for q in questions {
@@ -120,61 +169,32 @@ pub fn check(questions: &[Question], corpus: &Path) -> Vec<String> {
                     q.id, e.phrase
                 ));
             }
-            match read_expanded(&corpus.join(&e.file), 0) {
-                Err(err) => problems.push(format!(
+            let phrase = normalize(&e.phrase);
+            let raw = fs::read_to_string(corpus.join(&e.file));
+            if let Err(err) = &raw {
+                problems.push(format!(
                     "{}: cannot read evidence file {}: {err}",
                     q.id, e.file
-                )),
-                Ok(text) if !normalize(&text).contains(&normalize(&e.phrase)) => {
-                    problems.push(format!(
-                        "{}: phrase not found in {}: {:?}",
-                        q.id, e.file, e.phrase
-                    ));
-                }
-                Ok(_) => {}
+                ));
+                continue;
+            }
+            let as_written = !e.file.ends_with(".html")
+                && raw.is_ok_and(|text| normalize(&text).contains(&phrase));
+            let as_read = || {
+                build_index::page_text(corpus, &e.file, options)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|text| normalize(&text).contains(&phrase))
+            };
+            if !as_written && !as_read() {
+                problems.push(format!(
+                    "{}: phrase not found in {}: {:?}",
+                    q.id, e.file, e.phrase
+                ));
             }
         }
     }
     problems
-}
-
-/// A page's source with its include directives replaced by the included files (MyST
-/// ```` ```{include} path ```` blocks and mdBook `{{#include path}}` lines, relative to the
-/// page), as the site shows it: evidence may quote an included file under the page's name.
-fn read_expanded(path: &Path, depth: usize) -> std::io::Result<String> {
-    let text = fs::read_to_string(path)?;
-    if depth > 3 {
-        return Ok(text);
-    }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut out = String::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let trimmed = line.trim();
-        let myst = trimmed.strip_prefix("```{include}").map(str::trim);
-        let mdbook = trimmed
-            .strip_prefix("{{#include ")
-            .or_else(|| trimmed.strip_prefix("{{#rustdoc_include "))
-            .and_then(|rest| rest.split(['}', ':']).next())
-            .map(str::trim);
-        match (myst, mdbook) {
-            (Some(target), _) => {
-                // The directive's options and closing fence are not page text.
-                for rest in lines.by_ref() {
-                    if rest.trim_start().starts_with("```") {
-                        break;
-                    }
-                }
-                out.push_str(&read_expanded(&dir.join(target), depth + 1).unwrap_or_default());
-            }
-            (None, Some(target)) => {
-                out.push_str(&read_expanded(&dir.join(target), depth + 1).unwrap_or_default());
-            }
-            (None, None) => out.push_str(line),
-        }
-        out.push('\n');
-    }
-    Ok(out)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,6 +267,20 @@ mod tests {
             expect_sources: vec![],
             forbid_sources: vec![],
         }
+    }
+
+    #[test]
+    fn built_pages_and_typography() {
+        assert_eq!(built_page("types/never.md"), "types/never.html");
+        assert_eq!(built_page("change_log.md"), "change_log.html");
+        assert_eq!(built_page("README.md"), "index.html");
+        assert_eq!(built_page("guide/README.md"), "guide/index.html");
+        assert_eq!(built_page("guide/NOT-README.md"), "guide/NOT-README.html");
+        assert_eq!(built_page("a/page.html"), "a/page.html");
+        assert_eq!(
+            normalize("You\u{2019}re \u{201c}it\u{201d} \u{2013}fast \u{2026}"),
+            "you're \"it\" --fast ..."
+        );
     }
 
     #[test]

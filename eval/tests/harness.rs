@@ -211,3 +211,83 @@ fn a_run_writes_the_protocol_json() {
         json["latency_ms"]["p95"].as_f64().unwrap() >= json["latency_ms"]["p50"].as_f64().unwrap()
     );
 }
+
+/// A built HTML site is a corpus: the question file names markdown sources (`guide/refunds.md`),
+/// the evidence is looked for on the built page (`guide/refunds.html`) as the build reads it
+/// (typographic quotes folded), and text outside the page's content (its menu) is no evidence.
+#[test]
+fn a_built_site_answers_the_questions_written_for_its_markdown() {
+    let dir = std::env::temp_dir().join(format!("onrecord-eval-site-{}", std::process::id()));
+    let site = dir.join("site");
+    std::fs::create_dir_all(site.join("guide")).unwrap();
+    std::fs::write(
+        site.join("guide/refunds.html"),
+        "<html lang=\"en\"><body><nav>Every page of the shop guide, listed in order here</nav><main>\
+         <h1 id=\"refunds\">Refunds</h1><section id=\"timing\"><h2>Timing</h2>\
+         <p>Refunds arrive within fourteen days, and we don\u{2019}t charge for return postage.</p>\
+         </section></main></body></html>",
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("index.html"),
+        "<html><body><main><h1>Shop</h1><p>Welcome to the shop pages.</p></main></body></html>",
+    )
+    .unwrap();
+    let questions = dir.join("q.json");
+    std::fs::write(
+        &questions,
+        r#"[{"id":"r1","type":"lookup","question":"When do refunds arrive?",
+             "evidence":[{"file":"guide/refunds.md","phrase":"Refunds arrive within fourteen days, and we don't charge"}]},
+            {"id":"u1","type":"unanswerable","question":"Do you ship to the moon?","evidence":[]}]"#,
+    )
+    .unwrap();
+    let site_arg = site.to_str().unwrap();
+    let (ok, stdout, stderr) = eval(&[
+        "--corpus",
+        site_arg,
+        "--questions",
+        questions.to_str().unwrap(),
+        "--check",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("all evidence phrases found"), "{stdout}");
+    let json = dir.join("out.json");
+    let (ok, _, stderr) = eval(&[
+        "--corpus",
+        site_arg,
+        "--questions",
+        questions.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(json["retrieval"]["recall@1"].as_f64(), Some(1.0), "{json}");
+    assert_eq!(
+        json["answering"]["answerable_correct"].as_f64(),
+        Some(1.0),
+        "{json}"
+    );
+
+    // A phrase only the menu carries is not on the page.
+    std::fs::write(
+        &questions,
+        r#"[{"id":"n1","type":"lookup","question":"What is listed?",
+             "evidence":[{"file":"guide/refunds.md","phrase":"Every page of the shop guide, listed in order"}]}]"#,
+    )
+    .unwrap();
+    let (ok, _, stderr) = eval(&[
+        "--corpus",
+        site_arg,
+        "--questions",
+        questions.to_str().unwrap(),
+        "--check",
+    ]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("n1: phrase not found in guide/refunds.html"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

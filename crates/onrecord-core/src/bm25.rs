@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::chunk::{FragmentDraft, SourceDoc};
 use crate::collection::Collection;
 use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
-use crate::page::{PageKind, page_kind};
+use crate::page::PageKind;
 use crate::text::{Analyzer, Lang, is_framing, is_stopword, tokens};
 
 /// BM25 parameters.
@@ -125,35 +125,18 @@ impl IndexBuilder {
         self.hints.push(hint);
     }
 
-    /// Adds a document and its fragments (from [`crate::chunk`]), its kind told from its
-    /// structure. Add documents in a stable order.
+    /// Adds a document and its fragments (from [`crate::chunk`]) as an ordinary page. Add
+    /// documents in a stable order.
     pub fn add(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft]) {
-        let _ = self.add_page(doc, drafts, None);
+        self.add_page(doc, drafts, PageKind::Page);
     }
 
-    /// Adds a document whose kind the site owner may have declared (frontmatter `kind:`);
-    /// otherwise a page of the release-notes collection is release notes, and any other's kind
-    /// is told from its structure. Returns the kind it gave the page.
-    pub fn add_page(
-        &mut self,
-        doc: &SourceDoc,
-        drafts: &[FragmentDraft],
-        declared: Option<PageKind>,
-    ) -> PageKind {
+    /// Adds a document of a given kind: what the site owner declared, or what
+    /// [`crate::page_kind`] tells from its structure (the build tool does; the visitors' own
+    /// files are all ordinary pages, which keeps the detection out of the browser).
+    pub fn add_page(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft], kind: PageKind) {
         let doc_idx = self.docs.len() as u32;
         let collection = doc.collection.as_deref().map(|name| self.collection(name));
-        // The release-notes collection is the release-notes page kind: one mechanism sets such
-        // pages aside from quotes unless a question asks about versions or changes.
-        let kind = declared.unwrap_or_else(|| {
-            let notes = collection
-                .and_then(|c| self.collections.get(c as usize))
-                .is_some_and(Collection::is_release_notes);
-            if notes {
-                PageKind::ReleaseNotes
-            } else {
-                page_kind(doc)
-            }
-        });
         let analyzer = Analyzer::new(doc.lang, self.settings.stemming);
         for (position, draft) in drafts.iter().enumerate() {
             let heading_path = doc
@@ -222,7 +205,6 @@ impl IndexBuilder {
             kind,
             collection,
         });
-        kind
     }
 
     /// Finishes the index.

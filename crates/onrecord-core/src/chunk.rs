@@ -6,75 +6,7 @@
 use std::ops::Range;
 
 use crate::sentence::sentences;
-use crate::text::Lang;
-
-/// A document as the markdown parser hands it to the core.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SourceDoc {
-    /// Path relative to the corpus root, with `/` separators.
-    pub path: String,
-    /// The page URL on the site, e.g. `/shop/returns/`.
-    pub url: String,
-    /// The page title.
-    pub title: String,
-    /// The language of the page.
-    pub lang: Lang,
-    /// Curated topic words from frontmatter.
-    pub themes: Vec<String>,
-    /// The collection the page belongs to, as its reader found it (frontmatter `collection:`,
-    /// an HTML meta tag) or a folder rule assigned it: `guides`, `decisions`, … or the site's
-    /// own name.
-    pub collection: Option<String>,
-    /// Sections in document order.
-    pub sections: Vec<SourceSection>,
-}
-
-/// The content under one heading.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SourceSection {
-    /// Headings from the outermost to this one; empty for text before the first heading.
-    pub heading_path: Vec<String>,
-    /// The slug the site renders for this heading (empty for the top of the page).
-    pub anchor: String,
-    /// Blocks in order.
-    pub blocks: Vec<Block>,
-}
-
-/// One block of text as it will be quoted.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Block {
-    /// What kind of block this is; it decides how the block is cut.
-    pub kind: BlockKind,
-    /// The block's plain text (no markup).
-    pub text: String,
-}
-
-impl Block {
-    /// A prose paragraph.
-    pub fn paragraph(text: impl Into<String>) -> Block {
-        Block {
-            kind: BlockKind::Paragraph,
-            text: text.into(),
-        }
-    }
-}
-
-/// The kinds of block the chunker distinguishes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum BlockKind {
-    /// Prose.
-    Paragraph,
-    /// One list item (prose).
-    ListItem,
-    /// A block quote paragraph (prose).
-    Quote,
-    /// A code block: cut on lines, one quotable unit per piece.
-    Code,
-    /// A table rendered as one line per row, cells joined by " | ", the first line its header
-    /// row: each row is a quotable unit, quoted with its header.
-    Table,
-}
+pub(crate) use crate::source::{Block, BlockKind, SourceDoc, SourceSection};
 
 /// A fragment before indexing: its section, text and sentence ranges within the text.
 #[derive(Debug, Clone, PartialEq)]
@@ -293,6 +225,7 @@ fn char_len(s: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::Lang;
     use proptest::prelude::*;
 
     fn doc(blocks: Vec<Block>) -> SourceDoc {

@@ -50,6 +50,7 @@ mod page;
 mod plain;
 mod retrieve;
 mod sentence;
+mod source;
 mod text;
 mod vector;
 mod verify;
@@ -62,7 +63,7 @@ pub use crate::answer::{
     assess, decide, explore, resolve,
 };
 pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};
-pub use crate::chunk::{Block, BlockKind, FragmentDraft, SourceDoc, SourceSection, chunk};
+pub use crate::chunk::{FragmentDraft, chunk};
 pub use crate::collection::{Collection, asks_about_decisions};
 pub use crate::format::{
     DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
@@ -74,6 +75,9 @@ pub use crate::retrieve::{
     Fusion, Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_fused, retrieve_with,
 };
 pub use crate::sentence::sentences;
+pub use crate::source::{
+    Block, BlockKind, LightReader, Page, Read, ReadError, Reader, SourceDoc, SourceSection,
+};
 pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
 pub use crate::vector::{
     MODEL_VERSION, QueryModel, VectorIndex, encode_query_model, search_vectors,

@@ -119,8 +119,11 @@ fn check(file: &PlainFile) -> Result<(), PlainError> {
     Ok(())
 }
 
-/// Reads one file into a document. The title is the first `#` heading, else the file name.
+/// Reads one file into a document. The title is the frontmatter's `title`, else the first `#`
+/// heading, else the file name (as in the markdown reader; `onrecord-sources`'
+/// `tests/conformance.rs` lists where the two readers may differ).
 pub(crate) fn parse(name: &str, text: &str, lang: Lang) -> SourceDoc {
+    let (fm_title, text) = frontmatter(text);
     let mut sections = vec![SourceSection {
         heading_path: Vec::new(),
         anchor: String::new(),
@@ -131,13 +134,17 @@ pub(crate) fn parse(name: &str, text: &str, lang: Lang) -> SourceDoc {
     let mut title: Option<String> = None;
     let mut paragraph: Vec<&str> = Vec::new();
     let mut fence: Option<(char, usize, Vec<&str>)> = None;
+    // Slugs given so far, with how often: a repeated heading gets `-1`, `-2`, as on the site.
+    let mut slugs: Vec<(String, usize)> = Vec::new();
 
     for line in text.lines() {
         if let Some((ch, len, code)) = &mut fence {
-            if is_fence(line).is_some_and(|(c, n)| c == *ch && n >= *len) {
+            // A closing fence is only fence characters.
+            let closes = line.trim().chars().all(|c| c == *ch);
+            if closes && is_fence(line).is_some_and(|(c, n)| c == *ch && n >= *len) {
                 let block = Block {
                     kind: BlockKind::Code,
-                    text: code.join("\n"),
+                    text: code.join("\n").trim_end().to_owned(),
                 };
                 push(&mut sections, block);
                 fence = None;
@@ -165,7 +172,7 @@ pub(crate) fn parse(name: &str, text: &str, lang: Lang) -> SourceDoc {
             path.push((level, heading.clone()));
             sections.push(SourceSection {
                 heading_path: path.iter().map(|(_, h)| h.clone()).collect(),
-                anchor: slug(&heading),
+                anchor: unique(&mut slugs, slug(&heading)),
                 blocks: Vec::new(),
             });
         } else if trimmed.is_empty() {
@@ -196,18 +203,19 @@ pub(crate) fn parse(name: &str, text: &str, lang: Lang) -> SourceDoc {
     if let Some((_, _, code)) = fence {
         let block = Block {
             kind: BlockKind::Code,
-            text: code.join("\n"),
+            text: code.join("\n").trim_end().to_owned(),
         };
         push(&mut sections, block);
     }
     flush(&mut sections, &mut paragraph);
     sections.retain(|s| !s.blocks.is_empty());
 
-    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    let file = name.rsplit('/').next().unwrap_or(name);
+    let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
     SourceDoc {
         path: name.to_owned(),
         url: String::new(),
-        title: title.unwrap_or_else(|| stem.to_owned()),
+        title: fm_title.or(title).unwrap_or_else(|| stem.to_owned()),
         lang,
         themes: Vec::new(),
         collection: None,
@@ -230,6 +238,45 @@ pub(crate) fn slug(heading: &str) -> String {
         .collect()
 }
 
+/// A leading YAML frontmatter block (`---` … `---`): its `title` and the text after it.
+fn frontmatter(text: &str) -> (Option<String>, &str) {
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return (None, text);
+    };
+    let mut offset = 0;
+    let mut title = None;
+    for line in rest.split_inclusive('\n') {
+        offset += line.len();
+        let line = line.trim_end();
+        if line == "---" || line == "..." {
+            return (title, rest.get(offset..).unwrap_or_default());
+        }
+        if let Some(value) = line.strip_prefix("title:") {
+            let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+            title = (!value.is_empty()).then(|| value.to_owned());
+        }
+    }
+    // Never closed: not frontmatter.
+    (None, text)
+}
+
+/// `slug`, or `slug-N` when it was given N times before.
+fn unique(slugs: &mut Vec<(String, usize)>, slug: String) -> String {
+    match slugs.iter_mut().find(|(s, _)| *s == slug) {
+        Some((_, count)) => {
+            *count += 1;
+            format!("{slug}-{}", *count - 1)
+        }
+        None => {
+            slugs.push((slug.clone(), 1));
+            slug
+        }
+    }
+}
+
 fn push(sections: &mut [SourceSection], block: Block) {
     if block.text.trim().is_empty() {
         return;
@@ -243,9 +290,43 @@ fn flush(sections: &mut [SourceSection], paragraph: &mut Vec<&str>) {
     if paragraph.is_empty() {
         return;
     }
+    // A pipe table: a header row, a delimiter row, then body rows, one line each.
+    if paragraph.len() >= 2 && is_delimiter_row(paragraph[1]) {
+        let rows: Vec<String> = paragraph
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != 1)
+            .map(|(_, row)| table_cells(row).join(" | "))
+            .collect();
+        paragraph.clear();
+        let block = Block {
+            kind: BlockKind::Table,
+            text: rows.join("\n"),
+        };
+        push(sections, block);
+        return;
+    }
     let text = inline(&paragraph.join(" "));
     paragraph.clear();
     push(sections, Block::paragraph(text));
+}
+
+/// A table's delimiter row, `|---|:---:|`.
+fn is_delimiter_row(line: &str) -> bool {
+    // A pipe is required: `---` under a line is a heading underline, not a table.
+    line.contains('|')
+        && line.contains('-')
+        && line
+            .chars()
+            .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
+}
+
+/// A table row's cells, as inline text.
+fn table_cells(row: &str) -> Vec<String> {
+    let row = row.trim();
+    let row = row.strip_prefix('|').unwrap_or(row);
+    let row = row.strip_suffix('|').unwrap_or(row);
+    row.split('|').map(|cell| inline(cell.trim())).collect()
 }
 
 /// `#`–`######` followed by a space (or nothing): the level and the heading text.
@@ -292,8 +373,13 @@ fn list_item(line: &str) -> Option<&str> {
     rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") "))
 }
 
-/// Inline markup to plain text: `[text](url)` keeps the text; `**`, `__` and backticks go.
+/// Inline markup to plain text: `[text](url)` keeps the text; images, emphasis markers and
+/// backticks go.
 fn inline(text: &str) -> String {
+    let text = &drop_emphasis(&drop_images(text))
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     let mut out = String::with_capacity(text.len());
     let mut rest = text.trim();
     while let Some(open) = rest.find('[') {
@@ -319,6 +405,53 @@ fn inline(text: &str) -> String {
     out.replace("**", "").replace("__", "").replace('`', "")
 }
 
+/// Removes images, `![alt](src)`: the markdown reader keeps no image text either.
+fn drop_images(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("![") {
+        let after = rest.get(open + 2..).unwrap_or_default();
+        let image_end = after.find("](").and_then(|mid| {
+            let close = after.get(mid + 2..)?.find(')')?;
+            Some(mid + 2 + close + 1)
+        });
+        out.push_str(rest.get(..open).unwrap_or_default());
+        match image_end {
+            Some(end) => rest = after.get(end..).unwrap_or_default(),
+            None => {
+                out.push_str("![");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Removes single `*` and `_` emphasis markers outside code spans, where CommonMark would
+/// read them as emphasis: at the edge of a word, not inside one (`snake_case`) nor between
+/// spaces (`a * b`).
+fn drop_emphasis(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_code = false;
+    let mut prev: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        in_code ^= c == '`';
+        let space = |c: Option<char>| c.is_none_or(char::is_whitespace);
+        let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        let edge = (!space(next) && !word(prev)) || (!space(prev) && !word(next));
+        // `_` inside a word (`snake_case`) is no marker; `*` between spaces (`a * b`) is none.
+        let marker = !in_code && (c == '*' || c == '_' && !(word(prev) && word(next))) && edge;
+        if !marker {
+            out.push(c);
+        }
+        prev = Some(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,11 +471,11 @@ mod tests {
 
     #[test]
     fn headings_paragraphs_lists_quotes_and_code() {
-        let md = "Intro line one\nline two.\n\n# Garden notes\n\n## Watering **daily**\n\n- tomatoes\n2. basil, see [the guide](http://x.test/a)\n> shade in July\n\n```sh\n# not a heading\nwater --all\n```\n### Soil ###\nSandy.\n## Pests\n~~~\nopen fence";
+        let md = "Intro *line* one\nline_two.\n\n# Garden notes\n\n## Watering **daily**\n\n- tomatoes\n2. basil, see [the guide](http://x.test/a)\n> shade in July\n\n```sh\n# not a heading\nwater --all\n```\n### Soil ###\nSandy.\n## Pests\n~~~\nopen fence";
         assert_eq!(
             render(md),
             "title: Garden notes\n\
-             [] #\n  Paragraph: Intro line one line two.\n\
+             [] #\n  Paragraph: Intro line one line_two.\n\
              [Watering daily] #watering-daily\n  ListItem: tomatoes\n  ListItem: basil, see the guide\n  Quote: shade in July\n  Code: # not a heading\nwater --all\n\
              [Watering daily > Soil] #soil\n  Paragraph: Sandy.\n\
              [Pests] #pests\n  Code: open fence\n"

@@ -79,6 +79,7 @@ pub fn retrieve_with(
         k,
         method,
         &Fusion::SHIPPED,
+        None,
     )
 }
 
@@ -102,7 +103,8 @@ pub fn model_fits(index: &Index, model: &QueryModel) -> bool {
 }
 
 /// Ranks with the question's terms and, when there is one, its vector; `fusion` sets the knobs
-/// of [`Method::HybridRerank`].
+/// of [`Method::HybridRerank`]. With a scope (a follow-up's "why?"), each list holds only
+/// fragments on its pages, ranked over the whole index first.
 pub(crate) fn rank(
     index: &Index,
     vector: Option<&[f32]>,
@@ -110,43 +112,8 @@ pub(crate) fn rank(
     k: usize,
     method: Method,
     fusion: &Fusion,
-) -> Vec<Hit> {
-    let lexical = || search(index, terms, CANDIDATES);
-    let semantic = || {
-        vector
-            .map(|q| search_vectors(index, q, CANDIDATES))
-            .unwrap_or_default()
-    };
-    let ranked = match method {
-        Method::Bm25 => lexical(),
-        Method::Bm25Rerank => rerank(index, terms, lexical()),
-        Method::Vectors => semantic(),
-        Method::Hybrid => reciprocal_rank(&[lexical(), semantic()]),
-        Method::HybridRerank => fuse(index, terms, &lexical(), &semantic(), fusion),
-    };
-    cap_per_page(index, ranked, k)
-}
-
-/// What shipped retrieval saw: the final ranking and the two lists it fused.
-pub(crate) struct Ranked {
-    /// The fused, reranked, per-page-capped ranking (best `k`).
-    pub(crate) hits: Vec<Hit>,
-    /// The BM25 list (best first).
-    pub(crate) lexical: Vec<Hit>,
-    /// The vector list (best first; empty without a question vector).
-    pub(crate) semantic: Vec<Hit>,
-}
-
-/// Hybrid + rerank, keeping the lists it fused (the answerer's evidence uses them). With a
-/// scope, both lists hold only fragments on its pages (ranked over the whole index first).
-pub(crate) fn rank_shipped(
-    index: &Index,
-    vector: Option<&[f32]>,
-    terms: &[QueryTerm],
-    k: usize,
-    fusion: &Fusion,
     scope: Option<&Scope>,
-) -> Ranked {
+) -> Vec<Hit> {
     let depth = scope.map_or(CANDIDATES, |_| index.fragments.len());
     let within = |hits: Vec<Hit>| match scope {
         Some(s) => hits
@@ -156,18 +123,22 @@ pub(crate) fn rank_shipped(
             .collect(),
         None => hits,
     };
-    let lexical = within(search(index, terms, depth));
-    let semantic = within(
-        vector
-            .map(|q| search_vectors(index, q, depth))
-            .unwrap_or_default(),
-    );
-    let hits = cap_per_page(index, fuse(index, terms, &lexical, &semantic, fusion), k);
-    Ranked {
-        hits,
-        lexical,
-        semantic,
-    }
+    let lexical = || within(search(index, terms, depth));
+    let semantic = || {
+        within(
+            vector
+                .map(|q| search_vectors(index, q, depth))
+                .unwrap_or_default(),
+        )
+    };
+    let ranked = match method {
+        Method::Bm25 => lexical(),
+        Method::Bm25Rerank => rerank(index, terms, lexical()),
+        Method::Vectors => semantic(),
+        Method::Hybrid => reciprocal_rank(&[lexical(), semantic()]),
+        Method::HybridRerank => fuse(index, terms, &lexical(), &semantic(), fusion),
+    };
+    cap_per_page(index, ranked, k)
 }
 
 /// Hybrid + rerank with explicit [`Fusion`] knobs (the eval's tuning grid uses this).

@@ -12,15 +12,15 @@ pub enum Lang {
     English,
     /// German (Snowball German stemmer).
     German,
-    /// French.
+    /// French (light stemmer: plural folding).
     French,
-    /// Spanish.
+    /// Spanish (light stemmer).
     Spanish,
-    /// Dutch.
+    /// Dutch (light stemmer).
     Dutch,
-    /// Italian.
+    /// Italian (light stemmer).
     Italian,
-    /// Portuguese.
+    /// Portuguese (light stemmer).
     Portuguese,
 }
 
@@ -65,29 +65,55 @@ impl Lang {
     }
 }
 
-/// A Snowball stemmer for one language.
-pub struct Stemmer(rust_stemmers::Stemmer);
+/// A stemmer for one language: Snowball for English and German; for the other languages a
+/// light one that folds plurals (and Italian's final vowels). The Snowball stemmers of the
+/// other five languages cost 9 KB of the gzipped wasm (measured), more than the whole budget
+/// had left, and the build and the browser must stem alike.
+pub enum Stemmer {
+    /// Snowball (rust-stemmers).
+    Snowball(rust_stemmers::Stemmer),
+    /// Plural folding for `Lang`.
+    Light(Lang),
+}
 
 impl Stemmer {
     /// Creates the stemmer for `lang`.
     pub fn new(lang: Lang) -> Stemmer {
         use rust_stemmers::Algorithm as A;
-        let algorithm = match lang {
-            Lang::English => A::English,
-            Lang::German => A::German,
-            Lang::French => A::French,
-            Lang::Spanish => A::Spanish,
-            Lang::Dutch => A::Dutch,
-            Lang::Italian => A::Italian,
-            Lang::Portuguese => A::Portuguese,
-        };
-        Stemmer(rust_stemmers::Stemmer::create(algorithm))
+        match lang {
+            Lang::English => Stemmer::Snowball(rust_stemmers::Stemmer::create(A::English)),
+            Lang::German => Stemmer::Snowball(rust_stemmers::Stemmer::create(A::German)),
+            other => Stemmer::Light(other),
+        }
     }
 
     /// Stems one lowercased word.
     pub fn stem<'a>(&self, word: &'a str) -> Cow<'a, str> {
-        self.0.stem(word)
+        match self {
+            Stemmer::Snowball(s) => s.stem(word),
+            Stemmer::Light(lang) => Cow::Borrowed(light_stem(word, *lang)),
+        }
     }
+}
+
+/// Folds the plural endings of French, Spanish, Portuguese, Italian and Dutch (and Italian's
+/// singular/plural vowels): "retours" → "retour", "envíos" → "envío", "prezzi" → "prezz",
+/// "fietsen" → "fiets". Words of four letters or fewer are left alone.
+fn light_stem(word: &str, lang: Lang) -> &str {
+    let endings: &[&str] = match lang {
+        Lang::French => &["aux", "s", "x"],
+        Lang::Spanish | Lang::Portuguese => &["es", "s"],
+        Lang::Italian => &["i", "e", "o", "a"],
+        Lang::Dutch => &["en", "s"],
+        _ => &[],
+    };
+    if word.chars().count() <= 4 {
+        return word;
+    }
+    endings
+        .iter()
+        .find_map(|end| word.strip_suffix(end))
+        .unwrap_or(word)
 }
 
 /// Turns a word into its index term: lowercased already, stemmed when the index stems.
@@ -260,6 +286,12 @@ mod tests {
     fn stemming_follows_the_language() {
         assert_eq!(Stemmer::new(Lang::English).stem("refunds"), "refund");
         assert_eq!(Stemmer::new(Lang::German).stem("rückgaben"), "ruckgab");
+        assert_eq!(Stemmer::new(Lang::French).stem("retours"), "retour");
+        assert_eq!(Stemmer::new(Lang::Spanish).stem("envíos"), "envío");
+        assert_eq!(Stemmer::new(Lang::Italian).stem("prezzi"), "prezz");
+        assert_eq!(Stemmer::new(Lang::Italian).stem("prezzo"), "prezz");
+        assert_eq!(Stemmer::new(Lang::Dutch).stem("fietsen"), "fiets");
+        assert_eq!(Stemmer::new(Lang::French).stem("vélo"), "vélo");
         assert_eq!(Lang::from_tag("de-AT"), Some(Lang::German));
         assert_eq!(Lang::from_tag("xx"), None);
     }

@@ -6,6 +6,12 @@
 
 mod api;
 
+// Talc instead of the default dlmalloc: 7 KB smaller raw and 2.5 KB gzipped (measured), and
+// no slower.
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 use gloo_net::http::Request;
 use onrecord_core::{
     AnswerConfig, FORMAT_VERSION, Index, Lang, MAX_CONTEXT_FRAGMENTS, PlainError, PlainFile,

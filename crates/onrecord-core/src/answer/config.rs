@@ -5,29 +5,21 @@
 use crate::retrieve::Fusion;
 
 /// How many evidence features the decline model weighs.
-pub const N_FEATURES: usize = 19;
+pub const N_FEATURES: usize = 10;
 
-/// The evidence features, by position in [`Features::values`]; names for reports.
+/// The evidence features, by position in [`Features::values`]; names for reports (the decline
+/// reasons in `answer/mod.rs` refer to them by position: keep both in step).
 pub const FEATURE_NAMES: [&str; N_FEATURES] = [
     "coverage",
-    "support",
-    "in_quote",
-    "page_coverage",
     "key_coverage",
+    "in_quote",
     "key_support",
     "meaning",
-    "top_meaning",
-    "missing_share",
     "salient_missing",
     "compound_missing",
-    "n_terms",
-    "lexical_agreement",
-    "vector_agreement",
     "asks_quantity",
     "quantity_shown",
-    "shape",
-    "noise_page",
-    "rank",
+    "bigram_share",
 ];
 
 /// What the evidence for one question looks like, each value a number from 0 to about 1.
@@ -56,16 +48,32 @@ pub struct DeclineModel {
 }
 
 impl DeclineModel {
-    /// The probability that quoting is right, given the evidence.
-    pub fn probability(&self, features: &Features) -> f32 {
-        let z = self.bias
+    /// The log-odds that quoting is right, given the evidence.
+    pub fn score(&self, features: &Features) -> f32 {
+        self.bias
             + self
                 .weights
                 .iter()
                 .zip(&features.values)
                 .map(|(w, x)| w * x)
-                .sum::<f32>();
-        1.0 / (1.0 + (-z).exp())
+                .sum::<f32>()
+    }
+
+    /// The probability that quoting is right, given the evidence.
+    pub fn probability(&self, features: &Features) -> f32 {
+        1.0 / (1.0 + (-self.score(features)).exp())
+    }
+
+    /// Whether a probability `p` reaches `cut` (compared in log-odds, so the browser needs no
+    /// exponential: the answer depends only on which side of the cut points a score falls).
+    pub fn reaches(&self, features: &Features, cut: f32) -> bool {
+        if cut <= 0.0 {
+            return true;
+        }
+        if cut >= 1.0 {
+            return false;
+        }
+        self.score(features) >= (cut / (1.0 - cut)).ln()
     }
 
     /// Each feature's push on the decision relative to a typical right answer (negative:

@@ -1,7 +1,7 @@
 //! The evidence for a question: what retrieval found, what each of the best fragments would
 //! quote, and the features the decline model weighs. Nothing here decides.
 
-use super::config::{AnswerConfig, Features, N_FEATURES};
+use super::config::{AnswerConfig, Features};
 use super::kind::{AskKind, ask_kind};
 use super::quote::{Pick, Preference, Wanted, pick, union, weight};
 use super::turn::Scope;
@@ -10,8 +10,8 @@ use crate::bm25::{QueryTerm, query_terms};
 use crate::collection::{asks_about_decisions, in_decisions};
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::page::asks_about_changes;
-use crate::retrieve::{in_fragment, query_vector, rank_shipped};
-use crate::text::tokens;
+use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
+use crate::text::{Analyzer, Lang, is_stopword, tokens};
 use crate::vector::{QueryModel, similarity};
 
 /// How many of the best-ranked fragments compete to give the first quote.
@@ -25,8 +25,6 @@ const MAX_RELATED: usize = 4;
 /// A word of the question that no quoted page has makes an answer partial when it carries at
 /// least this share of the question's weight.
 const PARTIAL_SHARE: f32 = 0.25;
-/// How far down each retrieval list "agreement" looks.
-const AGREEMENT_DEPTH: usize = 5;
 
 /// Everything [`super::decide`] needs, gathered for one question.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,13 +49,18 @@ pub struct Assessment {
     pub has_vector: bool,
     /// Share of the question's weight in the quoted fragments.
     pub coverage: f32,
+    /// Share of the question's weight in the quoted sentences, their headings and page title.
+    pub support: f32,
     /// Cosine similarity of the best quoted fragment, with vectors.
     pub meaning: Option<f32>,
-    /// The weightiest words (and written forms such as "HTTP/3") missing from the first
-    /// quote's page.
+    /// The weightiest subject words (and written forms such as "HTTP/3") missing from the
+    /// first quote's page.
     pub missing_on_page: Vec<String>,
     /// Words the answer would leave out: on none of the quoted pages.
     pub incomplete: Vec<String>,
+    /// The quotable fragments in the order the answerer weighed them, best first (set-aside
+    /// pages left out): what the eval scores as the shipped retrieval.
+    pub ranked: Vec<u32>,
 }
 
 /// A fragment that competes to be quoted.
@@ -92,9 +95,11 @@ pub(super) fn assess(
         hard_decline: None,
         has_vector: false,
         coverage: 0.0,
+        support: 0.0,
         meaning: None,
         missing_on_page: Vec::new(),
         incomplete: Vec::new(),
+        ranked: Vec::new(),
     };
     if terms.is_empty() {
         res.hard_decline = Some(Decline::NoContentWords);
@@ -121,11 +126,12 @@ pub(super) fn assess(
         })
         .collect();
     // Twice the fragments, so that set-aside pages cannot crowd the quotable ones out.
-    let ranked = rank_shipped(
+    let hits = rank(
         index,
         vector.as_deref(),
         &terms,
         config.top_k.saturating_mul(2),
+        SHIPPED,
         &config.fusion,
         scope,
     );
@@ -135,15 +141,17 @@ pub(super) fn assess(
     };
     let share = |covered: &[bool]| share_of(&terms, covered);
     // The share of the question's subject words (all words when every one is common).
+    let key_weights: Vec<bool> = if common.iter().all(|&c| c) {
+        vec![true; terms.len()]
+    } else {
+        common.iter().map(|&c| !c).collect()
+    };
     let key_share = |covered: &[bool]| {
-        if common.iter().all(|&c| c) {
-            return share(covered);
-        }
         let (key, key_covered): (Vec<QueryTerm>, Vec<bool>) = terms
             .iter()
             .zip(covered)
-            .zip(&common)
-            .filter(|(_, c)| !**c)
+            .zip(&key_weights)
+            .filter(|(_, k)| **k)
             .map(|((t, c), _)| (t.clone(), *c))
             .unzip();
         share_of(&key, &key_covered)
@@ -153,28 +161,33 @@ pub(super) fn assess(
     let changes = asks_about_changes(question);
     // Likewise decision records (the decisions collection) for questions that ask no "why".
     let why = kind == AskKind::Reason || asks_about_decisions(question);
-    let quotable = |f: &Fragment| {
-        let doc = index.docs.get(f.doc as usize);
-        (changes || doc.is_none_or(|d| !d.kind.is_noise()))
-            && (why || doc.is_none_or(|d| !in_decisions(index, d)))
-    };
     let mut set_aside: Vec<Candidate> = Vec::new();
     let mut candidates: Vec<Candidate> = Vec::new();
-    for (rank, hit) in ranked.hits.iter().enumerate() {
+    for (position, hit) in hits.iter().enumerate() {
         let Some(fragment) = index.fragments.get(hit.fragment as usize) else {
             continue;
         };
-        let candidate = |opening| Candidate {
-            frag: hit.fragment,
-            fragment,
-            pick: pick(index, fragment, &terms, prefer, opening),
-        };
-        if !quotable(fragment) {
-            if rank < config.top_k {
-                set_aside.push(candidate(false));
+        let doc = index.docs.get(fragment.doc as usize);
+        let noise = doc.is_some_and(|d| d.kind.is_noise());
+        let decision = doc.is_some_and(|d| in_decisions(index, d));
+        if (noise && !changes) || (decision && !why) {
+            if position < config.top_k {
+                set_aside.push(Candidate {
+                    frag: hit.fragment,
+                    fragment,
+                    pick: pick(index, fragment, &terms, prefer, false),
+                });
             }
-        } else if candidates.len() < config.top_k {
-            candidates.push(candidate(opens_section(index, hit.fragment, fragment)));
+            continue;
+        }
+        res.ranked.push(hit.fragment);
+        if candidates.len() < config.top_k {
+            let opening = opens_section(index, hit.fragment, fragment);
+            candidates.push(Candidate {
+                frag: hit.fragment,
+                fragment,
+                pick: pick(index, fragment, &terms, prefer, opening),
+            });
         }
     }
     // Among the first few fragments, quote the one whose quote carries most of the question;
@@ -210,8 +223,6 @@ pub(super) fn assess(
     };
     let local = fold(&|c| c.pick.local.clone());
     let in_fragments = fold(&|c| fragment_terms(index, &terms, c.frag));
-    let support = share(&local);
-    let in_quote = share(&fold(&|c| c.pick.in_quote.clone()));
     let coverage = share(&in_fragments);
     let pages: Vec<(u32, u32)> = picked
         .iter()
@@ -221,20 +232,13 @@ pub(super) fn assess(
         .iter()
         .map(|t| pages.iter().any(|&(s, e)| in_range(index, t, s, e)))
         .collect();
-    let page_coverage = share(&on_pages);
     let meaning = vector.as_deref().and_then(|q| {
         picked
             .iter()
             .filter_map(|c| similarity(index, c.frag, q))
             .reduce(f32::max)
     });
-    let first = picked.first().map_or(u32::MAX, |c| c.frag);
     let first_page = pages.first().copied().unwrap_or((0, 0));
-    let in_top = |list: &[crate::bm25::Hit]| {
-        list.iter()
-            .take(AGREEMENT_DEPTH)
-            .any(|h| h.fragment == first)
-    };
     // The question's weight without framing words: what "share" means for a single word.
     let total: f32 = terms.iter().filter(|t| !t.framing).map(|t| t.idf).sum();
     let weight_of = |t: &QueryTerm| if total > 0.0 { t.idf / total } else { 0.0 };
@@ -244,55 +248,75 @@ pub(super) fn assess(
         .filter(|(t, c)| !t.framing && !**c && !in_range(index, t, first_page.0, first_page.1))
         .map(|(t, _)| t)
         .collect();
-    absent_first.sort_by(|a, b| b.idf.total_cmp(&a.idf));
-    let compounds = compounds(question);
+    // Heaviest first (an insertion sort: a handful of words, and no sort code in the wasm).
+    for i in 1..absent_first.len() {
+        let mut j = i;
+        while j > 0 && absent_first[j - 1].idf < absent_first[j].idf {
+            absent_first.swap(j - 1, j);
+            j -= 1;
+        }
+    }
     let page_texts: Vec<String> = pages.iter().map(|&(s, e)| page_text(index, s, e)).collect();
-    let compounds_missing: Vec<String> = compounds
-        .iter()
+    let compounds_missing: Vec<String> = compounds(question)
+        .into_iter()
         .filter(|c| !page_texts.iter().any(|t| t.contains(c.as_str())))
-        .cloned()
         .collect();
-    let missing_share: f32 = terms
-        .iter()
-        .filter(|t| !t.framing && !t.in_corpus())
-        .map(weight_of)
-        .sum();
     let asks_quantity = kind == AskKind::Quantity;
-    let quantity_shown = asks_quantity
-        && picked.iter().any(|c| {
+    // The quoted text as a reader sees it: the sentences, their headings and page title.
+    let quoted: Vec<&str> = picked
+        .iter()
+        .filter_map(|c| {
             c.fragment
                 .text
                 .get(c.pick.start as usize..c.pick.end as usize)
-                .is_some_and(|q| q.chars().any(|ch| ch.is_ascii_digit()))
+        })
+        .collect();
+    let quantity_shown = asks_quantity
+        && quoted
+            .iter()
+            .any(|q| q.chars().any(|ch| ch.is_ascii_digit()));
+    let (context, lang) = picked
+        .first()
+        .map_or((String::new(), index.default_lang), |c| {
+            let doc = index.docs.get(c.fragment.doc as usize);
+            (
+                format!(
+                    "{}. {}",
+                    doc.map_or("", |d| d.title.as_str()),
+                    c.fragment.heading_path.join(". ")
+                ),
+                doc.map_or(index.default_lang, |d| d.lang),
+            )
         });
-    let values: [f32; N_FEATURES] = [
-        coverage,
-        support,
-        in_quote,
-        page_coverage,
-        key_share(&in_fragments),
-        key_share(&local),
-        meaning.unwrap_or(0.0),
-        ranked.semantic.first().map_or(0.0, |h| h.score),
-        missing_share,
-        absent_first.first().map_or(0.0, |t| weight_of(t)),
-        f32::from(u8::from(!compounds_missing.is_empty())),
-        terms.len().min(10) as f32 / 10.0,
-        f32::from(u8::from(in_top(&ranked.lexical))),
-        f32::from(u8::from(in_top(&ranked.semantic))),
-        f32::from(u8::from(asks_quantity)),
-        f32::from(u8::from(quantity_shown)),
-        f32::from(u8::from(picked.first().is_some_and(|c| c.pick.shape))),
-        f32::from(u8::from(picked.first().is_some_and(|c| {
-            index
-                .docs
-                .get(c.fragment.doc as usize)
-                .is_some_and(|d| d.kind.is_noise())
-        }))),
-        primary.min(2) as f32 / 2.0,
-    ];
-    res.features = Features { values };
+    let analyzer = Analyzer::new(lang, index.settings.stemming);
+    let question_pairs = pairs(question, &analyzer, lang);
+    let quote_pairs = pairs(&format!("{context}. {}", quoted.join(" ")), &analyzer, lang);
+    let bigram_share = if question_pairs.is_empty() {
+        0.0
+    } else {
+        question_pairs
+            .iter()
+            .filter(|p| quote_pairs.contains(p))
+            .count() as f32
+            / question_pairs.len() as f32
+    };
+    // In the order of FEATURE_NAMES.
+    res.features = Features {
+        values: [
+            coverage,
+            key_share(&in_fragments),
+            share(&fold(&|c| c.pick.in_quote.clone())),
+            key_share(&local),
+            meaning.unwrap_or(0.0),
+            absent_first.first().map_or(0.0, |t| weight_of(t)),
+            f32::from(u8::from(!compounds_missing.is_empty())),
+            f32::from(u8::from(asks_quantity)),
+            f32::from(u8::from(quantity_shown)),
+            bigram_share,
+        ],
+    };
     res.coverage = coverage;
+    res.support = share(&local);
     res.meaning = meaning;
     res.missing_on_page = compounds_missing
         .iter()
@@ -381,6 +405,19 @@ fn compound(
         chosen.push(i);
     }
     chosen
+}
+
+/// Adjacent content-word pairs of `text`, stemmed ("default line", "line length"): a phrase
+/// of the question found as written is stronger evidence than its words scattered.
+fn pairs(text: &str, analyzer: &Analyzer, lang: Lang) -> Vec<(String, String)> {
+    let words: Vec<String> = tokens(text)
+        .filter(|(_, w)| !is_stopword(w, lang))
+        .map(|(_, w)| analyzer.term(&w).into_owned())
+        .collect();
+    words
+        .windows(2)
+        .map(|w| (w[0].clone(), w[1].clone()))
+        .collect()
 }
 
 /// Whether the question joins several asks ("price, fee and weight"; "A oder B"): only then

@@ -366,8 +366,7 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
     } else {
         &config.lexical
     };
-    let p = model.probability(&features);
-    if p < model.threshold || quotes.is_empty() {
+    if !model.reaches(&features, model.threshold) || quotes.is_empty() {
         return declined(reason(
             model,
             &features,
@@ -378,9 +377,9 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
             meaning,
         ));
     }
-    let confidence = if p >= model.high {
+    let confidence = if model.reaches(&features, model.high) {
         Confidence::High
-    } else if p >= model.medium {
+    } else if model.reaches(&features, model.medium) {
         Confidence::Medium
     } else {
         Confidence::Low
@@ -419,18 +418,23 @@ fn reason(
         .iter()
         .enumerate()
         .min_by(|a, b| a.1.total_cmp(b.1))
-        .map_or("coverage", |(i, _)| FEATURE_NAMES[i]);
+        .map_or(0, |(i, _)| i);
+    // Feature positions, as in FEATURE_NAMES (compared by position: the names stay out of
+    // the wasm; a test keeps both in step).
+    const IN_QUOTE: usize = 2;
     match worst {
-        "missing_share" if !missing_terms.is_empty() => Decline::NeverMentioned {
-            terms: missing_terms.to_vec(),
-        },
-        "salient_missing" | "compound_missing" if !missing_on_page.is_empty() => Decline::Missing {
+        // salient_missing, compound_missing
+        5 | 6 if !missing_on_page.is_empty() => Decline::Missing {
             terms: missing_on_page.to_vec(),
         },
-        "support" | "in_quote" | "shape" | "noise_page" => Decline::Unsupported {
-            coverage: features.values[1],
+        // in_quote, key_support, quantity_shown, bigram_share: the sentence falls short
+        2 | 3 | 8 | 9 => Decline::Unsupported {
+            coverage: features.values[IN_QUOTE],
         },
         _ if terms.is_empty() => Decline::NoContentWords,
+        _ if !missing_terms.is_empty() && coverage < 0.5 => Decline::NeverMentioned {
+            terms: missing_terms.to_vec(),
+        },
         _ => Decline::BelowFloor { coverage, meaning },
     }
 }
@@ -459,5 +463,22 @@ fn citation(index: &Index, fragment: &Fragment, quote: &str) -> Citation {
             .and_then(|d| d.collection)
             .and_then(|c| index.collections.get(c as usize))
             .cloned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `reason` names features by position; this keeps the positions and the names in step.
+    #[test]
+    fn decline_reasons_refer_to_the_features_they_name() {
+        let at = |i: usize| FEATURE_NAMES[i];
+        assert_eq!(at(2), "in_quote");
+        assert_eq!(at(3), "key_support");
+        assert_eq!(at(5), "salient_missing");
+        assert_eq!(at(6), "compound_missing");
+        assert_eq!(at(8), "quantity_shown");
+        assert_eq!(at(9), "bigram_share");
     }
 }

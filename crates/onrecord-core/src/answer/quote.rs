@@ -25,8 +25,6 @@ pub(crate) struct Pick {
     pub(crate) local: Covered,
     /// Terms found in the quoted sentences themselves.
     pub(crate) in_quote: Covered,
-    /// Whether the quoted sentence has the shape the question asks for.
-    pub(crate) shape: bool,
     /// For a table row: the byte range of its header row in the fragment text.
     pub(crate) header: Option<(u32, u32)>,
 }
@@ -210,7 +208,6 @@ pub(crate) fn pick(
         end,
         local: union(&in_quote, &context),
         in_quote,
-        shape: shaped.get(best) == Some(&true),
         header: header.and_then(|h| fragment.sentences.get(h).copied()),
     }
 }

@@ -8,67 +8,65 @@ use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -6.0,
+    bias: -2.5888953,
     weights: [
-        4.0, 4.0, 1.0, 1.0, 0.0, 0.0, 4.0, 0.0, -4.0, -2.0, -1.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.0,
-        -1.0, -0.5,
+        1.0117228,      // coverage
+        0.40115264,     // key_coverage
+        0.44596738,     // in_quote
+        -0.00079407496, // key_support
+        1.6197218,      // meaning
+        -3.2387578,     // salient_missing
+        -0.9154059,     // compound_missing
+        -0.8678369,     // asks_quantity
+        0.30474785,     // quantity_shown
+        1.442362,       // bigram_share
     ],
-    threshold: 0.5,
-    high: 0.9,
-    medium: 0.7,
+    threshold: 0.475,
+    high: 2.0,
+    medium: 0.475,
     reference: [
-        0.9, 0.9, 0.8, 0.95, 0.0, 0.0, 0.6, 0.65, 0.0, 0.0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.0, 0.5, 0.0,
-        0.0,
+        0.7539322,   // coverage
+        0.8580978,   // key_coverage
+        0.6534766,   // in_quote
+        0.8052194,   // key_support
+        0.48998255,  // meaning
+        0.021511657, // salient_missing
+        0.012345679, // compound_missing
+        0.22222222,  // asks_quantity
+        0.14814815,  // quantity_shown
+        0.34805793,  // bigram_share
     ],
 };
 
 /// Fit without vectors (lexical answers, before the query model arrives).
 pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -0.48840484,
+    bias: -2.2052557,
     weights: [
-        5.906714,
-        0.93184173,
-        -1.7721506,
-        -3.0284548,
-        0.0,
-        0.0,
-        0.0,
-        0.0,
-        -1.4296088,
-        -5.1548114,
-        -2.2361834,
-        -0.41351628,
-        0.0,
-        0.0,
-        0.0,
-        0.0,
-        -0.3037749,
-        0.0,
-        -0.51395774,
+        0.78254205,  // coverage
+        0.78254205,  // key_coverage
+        0.32142818,  // in_quote
+        0.5806688,   // key_support
+        0.0,         // meaning
+        -2.927773,   // salient_missing
+        -0.97728354, // compound_missing
+        -0.70812577, // asks_quantity
+        0.45559815,  // quantity_shown
+        1.6001725,   // bigram_share
     ],
-    threshold: 0.6,
-    high: 0.675,
+    threshold: 0.45000002,
+    high: 0.6,
     medium: 2.0,
     reference: [
-        0.75302255,
-        0.7178172,
-        0.66286975,
-        0.82881284,
-        0.0,
-        0.0,
-        0.0,
-        0.0,
-        0.040871553,
-        0.093133,
-        0.011904762,
-        0.7416667,
-        1.0,
-        0.0,
-        0.0,
-        0.0,
-        0.1904762,
-        0.0,
-        0.077380955,
+        0.7616204,   // coverage
+        0.7616204,   // key_coverage
+        0.6653365,   // in_quote
+        0.7291569,   // key_support
+        0.0,         // meaning
+        0.08703829,  // salient_missing
+        0.012820513, // compound_missing
+        0.24358974,  // asks_quantity
+        0.16666667,  // quantity_shown
+        0.36061504,  // bigram_share
     ],
 };
 
@@ -78,6 +76,6 @@ pub(crate) const SHAPE_WEIGHT: f32 = 0.0;
 /// The fusion knobs of hybrid + rerank.
 pub(crate) const FUSION: Fusion = Fusion {
     vector_weight: 3.0,
-    rerank_weight: 2.0,
-    rrf_c: 20.0,
+    rerank_weight: 4.0,
+    rrf_c: 5.0,
 };

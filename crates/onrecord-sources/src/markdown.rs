@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use onrecord_core::{Block, BlockKind, SourceSection};
-use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// A parsed page body: its first `#` heading (if any) and its sections.
 pub(crate) struct Parsed {
@@ -40,6 +40,8 @@ struct Builder {
     /// Text of the block being read.
     buf: String,
     in_code: bool,
+    /// Whether the code block being read is Rust, whose `# ` lines the page hides.
+    rust_code: bool,
     in_table_cell: bool,
     cells: Vec<String>,
     rows: Vec<String>,
@@ -58,6 +60,8 @@ impl Builder {
                 self.text(&t);
             }
             Event::SoftBreak | Event::HardBreak => self.text(" "),
+            // A line break written as HTML separates words as a break does.
+            Event::InlineHtml(html) if is_line_break(&html) => self.text(" "),
             // Raw HTML, math and footnote markers are not prose.
             _ => {}
         }
@@ -84,9 +88,11 @@ impl Builder {
                 self.item_depth += 1;
             }
             Tag::BlockQuote(_) => self.quote_depth += 1,
-            Tag::CodeBlock(_) => {
+            Tag::CodeBlock(kind) => {
                 self.flush(self.prose_kind());
                 self.in_code = true;
+                self.rust_code = matches!(&kind, CodeBlockKind::Fenced(info)
+                    if info.split([',', ' ']).next() == Some("rust"));
             }
             Tag::TableCell => self.in_table_cell = true,
             Tag::Image { .. } => self.image_depth += 1,
@@ -117,6 +123,11 @@ impl Builder {
             TagEnd::CodeBlock => {
                 self.in_code = false;
                 let code = std::mem::take(&mut self.buf);
+                let code = if self.rust_code {
+                    shown_rust(&code)
+                } else {
+                    code
+                };
                 self.push_block(BlockKind::Code, code.trim_end().to_owned());
             }
             TagEnd::TableCell => {
@@ -222,6 +233,33 @@ fn heading_level(level: HeadingLevel) -> u8 {
     }
 }
 
+/// The lines of a Rust example that rustdoc and mdBook show: `# ` lines are hidden setup code,
+/// and `##` at the start of a line stands for `#`.
+fn shown_rust(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    for line in code.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        if trimmed.trim_end() == "#" || trimmed.starts_with("# ") {
+            continue;
+        }
+        match trimmed.strip_prefix("##") {
+            Some(rest) => {
+                out.push_str(indent);
+                out.push('#');
+                out.push_str(rest);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+fn is_line_break(html: &str) -> bool {
+    let tag: String = html.chars().filter(|c| !c.is_whitespace()).collect();
+    matches!(tag.to_ascii_lowercase().as_str(), "<br>" | "<br/>")
+}
+
 /// Collapses runs of whitespace into single spaces and trims.
 fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -269,6 +307,15 @@ mod tests {
             [Prices & fees > Setup] #setup\n  Code: larkctl login\n\nlarkctl ls\n  Quote: Quoted words.\n\
             [Prices & fees] #prices--fees-1\n  Paragraph: Again.\n";
         assert_eq!(render(md), expected);
+    }
+
+    #[test]
+    fn rust_examples_show_what_the_page_shows() {
+        let md = "```rust,ignore\n# fn main() {\nlet x = 1;\n##[derive(Debug)]\n#\n# }\n```\n\n```sh\n# a shell comment\n```\n";
+        assert_eq!(
+            render(md),
+            "h1: None\n[] #\n  Code: let x = 1;\n#[derive(Debug)]\n  Code: # a shell comment\n"
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //!   `> [!EDITION-2024]`), whose text stays, led by a label ("Note:", "Edition 2024:");
 //! - MyST directives: admonitions keep their body with a label, code directives become code
 //!   blocks, `{toctree}`/`{contents}`/`{image}` and the like go, others keep their title and
-//!   body; roles (`{doc}`text <target>``) and `(target)=` lines; rST directives (`.. note::`),
+//!   body; roles (``{doc}`text <target>` ``) and `(target)=` lines; rST directives (`.. note::`),
 //!   roles and links left in markdown;
 //! - kramdown attribute lines (`{: .class}`);
 //! - a line that starts with an HTML or JSX tag becomes the text between its tags, as a
@@ -117,7 +117,7 @@ fn clean_lines(lines: &mut [String], liquid: bool, out: &mut Vec<String>) {
         let line = strip_spans(&line, "{%", "%}");
         let line = if liquid {
             strip_spans(&line, "{{", "}}")
-        } else if is_placeholder(line.trim()) {
+        } else if markup::is_placeholder(line.trim()) {
             String::new()
         } else {
             line
@@ -231,7 +231,11 @@ fn starts_prose(content: &str) -> bool {
     if t.is_empty() || content.len() - t.len() >= 4 {
         return false;
     }
-    if t.starts_with(['`', '~', '#', '<', '|', '>', ':']) || markup::admonition(t).is_some() {
+    let fence = t.starts_with("```") || t.starts_with("~~~") || t.starts_with(":::");
+    if fence || t.starts_with(['#', '<', '|', '>']) || markup::admonition(t).is_some() {
+        return false;
+    }
+    if t.starts_with(':') && is_option(t) {
         return false;
     }
     if let Some(rest) = t.strip_prefix(['-', '*', '+']) {
@@ -338,14 +342,6 @@ fn is_myst_target(trimmed: &str) -> bool {
         .strip_prefix('(')
         .and_then(|r| r.strip_suffix(")="))
         .is_some_and(|label| !label.is_empty() && !label.contains(char::is_whitespace))
-}
-
-/// A line that is only a template placeholder, `{{ grammar-summary }}`.
-fn is_placeholder(trimmed: &str) -> bool {
-    trimmed
-        .strip_prefix("{{")
-        .and_then(|r| r.strip_suffix("}}"))
-        .is_some_and(|inner| !inner.contains(['{', '}']) && !inner.trim().is_empty())
 }
 
 /// `(fence char, run length)` if the line opens or closes a code fence.
@@ -507,10 +503,10 @@ mod tests {
 
     #[test]
     fn rule_ids_go_and_admonitions_keep_their_text_with_a_label() {
-        let src = "r[unsafe.extern.edition2024]\n> [!EDITION-2024]\n> Prior to edition 2024, blocks were allowed.\n\n  > [!EXAMPLE]\n  > ```rust\n  > let x = 1;\n  > ```\n> [!WARNING] Inline text.";
+        let src = "r[unsafe.extern.edition2024]\n> [!EDITION-2024]\n> `extern` blocks were allowed.\n\n  > [!EXAMPLE]\n  > ```rust\n  > let x = 1;\n  > ```\n> [!WARNING] Inline text.";
         assert_eq!(
             clean(src, false),
-            "\n>\n> Edition 2024: Prior to edition 2024, blocks were allowed.\n\n  >\n  > ```rust\n  > let x = 1;\n  > ```\n> Warning: Inline text."
+            "\n>\n> Edition 2024: `extern` blocks were allowed.\n\n  >\n  > ```rust\n  > let x = 1;\n  > ```\n> Warning: Inline text."
         );
     }
 

@@ -29,6 +29,37 @@ pub(crate) fn admonition(text: &str) -> Option<(String, &str)> {
     valid.then(|| (label(kind), &rest[end + 1..]))
 }
 
+/// Whether an admonition's title is a label ("Note", "See also", "Edition 2024") that leads
+/// its first paragraph, rather than a sentence of its own ("Note - Black is now stable!").
+pub(crate) fn is_label(title: &str) -> bool {
+    let words = title.split_whitespace().count();
+    (1..=3).contains(&words) && !title.ends_with(['!', '?', '.'])
+}
+
+/// A line that is only a template placeholder, `{{ grammar-summary }}` (mdBook-spec's, left
+/// in the page when the preprocessor does not run).
+pub(crate) fn is_placeholder(trimmed: &str) -> bool {
+    trimmed
+        .strip_prefix("{{")
+        .and_then(|r| r.strip_suffix("}}"))
+        .is_some_and(|inner| !inner.contains(['{', '}']) && !inner.trim().is_empty())
+}
+
+/// Whether a line is only an mdBook helper, `{{#include ../x.rs}}`: mdBook leaves one in the
+/// page when it cannot read the file.
+pub(crate) fn is_mdbook_helper(line: &str) -> bool {
+    let t = line.trim();
+    [
+        "{{#include",
+        "{{#rustdoc_include",
+        "{{#playground",
+        "{{#title",
+    ]
+    .iter()
+    .any(|h| t.starts_with(h))
+        && t.ends_with("}}")
+}
+
 /// `EDITION-2024` → `Edition 2024`, `NOTE` → `Note`, `seealso` → `See also`.
 pub(crate) fn label(kind: &str) -> String {
     if kind.eq_ignore_ascii_case("seealso") {
@@ -90,6 +121,8 @@ pub(crate) fn directive(name: &str, arg: &str) -> Directive {
         n if n.starts_with("auto") || n.ends_with(":module") || n.ends_with(":currentmodule") => {
             Directive::Dropped
         }
+        // A custom admonition's title: a label when it is one, else a paragraph of its own.
+        "admonition" if is_label(arg) => Directive::Labelled(arg.to_owned()),
         _ => Directive::Titled,
     }
 }
@@ -222,7 +255,14 @@ mod tests {
         assert_eq!(directive("toctree", ""), Directive::Dropped);
         assert_eq!(directive("automodule", "black"), Directive::Dropped);
         assert_eq!(directive("code-block", "python"), Directive::Code);
-        assert_eq!(directive("admonition", "Title"), Directive::Titled);
+        assert_eq!(
+            directive("admonition", "Note - Black is stable!"),
+            Directive::Titled
+        );
+        assert_eq!(
+            directive("admonition", "Heads up"),
+            Directive::Labelled("Heads up".into())
+        );
         assert_eq!(directive("tab-item", "Python"), Directive::Titled);
     }
 }

@@ -1,40 +1,40 @@
 //! YAML frontmatter: split it from the body and parse the fields onrecord reads.
 
-use anyhow::{Result, bail};
+use onrecord_core::ReadError;
 use serde::Deserialize;
 
 /// The frontmatter fields onrecord reads; any others are ignored.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub(crate) struct FrontMatter {
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
-    pub(crate) summary: Option<String>,
+pub struct FrontMatter {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub summary: Option<String>,
     /// What a work means, in its author's words (the answer-engine archive format).
-    pub(crate) meaning: Option<String>,
-    pub(crate) themes: OneOrMany,
-    pub(crate) keywords: OneOrMany,
-    pub(crate) lang: Option<String>,
-    pub(crate) draft: bool,
-    pub(crate) superseded_by: Option<String>,
+    pub meaning: Option<String>,
+    pub themes: OneOrMany,
+    pub keywords: OneOrMany,
+    pub lang: Option<String>,
+    pub draft: bool,
+    pub superseded_by: Option<String>,
     /// The site owner's page kind: `release-notes` or `listing` sets a page aside from quoted
     /// answers (except for questions about versions or changes); `page` keeps it in.
-    pub(crate) kind: Option<String>,
+    pub kind: Option<String>,
     /// The collection the page belongs to (`guides`, `decisions`, … or the site's own name);
     /// wins over the folder rules of `onrecord.yml`.
-    pub(crate) collection: Option<String>,
-    pub(crate) url: Option<String>,
-    pub(crate) about: Option<String>,
-    pub(crate) locator: Option<String>,
+    pub collection: Option<String>,
+    pub url: Option<String>,
+    pub about: Option<String>,
+    pub locator: Option<String>,
     /// Any value but an explicit `false` makes the page private.
-    pub(crate) private: Option<serde_yaml::Value>,
+    pub private: Option<serde_yaml::Value>,
 }
 
 impl FrontMatter {
     /// The page's one-line summary, from `summary` or `meaning`. Not `description`: it is
     /// often SEO text the page does not show, and as a lede it lowered answers on the Express
     /// dev split (correct 0.522 to 0.435).
-    pub(crate) fn summary(&self) -> Option<&str> {
+    pub fn summary(&self) -> Option<&str> {
         [&self.summary, &self.meaning]
             .into_iter()
             .find_map(|f| f.as_deref())
@@ -42,7 +42,7 @@ impl FrontMatter {
 
     /// Whether the page declares itself private. A value that is not a plain `false` counts as
     /// private: when in doubt, nothing is published.
-    pub(crate) fn is_private(&self) -> bool {
+    pub fn is_private(&self) -> bool {
         self.private
             .as_ref()
             .is_some_and(|v| v.as_bool() != Some(false))
@@ -52,7 +52,7 @@ impl FrontMatter {
 /// A list of words, written either as a YAML list or as one string.
 #[derive(Debug, Default, Deserialize)]
 #[serde(untagged)]
-pub(crate) enum OneOrMany {
+pub enum OneOrMany {
     #[default]
     None,
     One(String),
@@ -60,7 +60,7 @@ pub(crate) enum OneOrMany {
 }
 
 impl OneOrMany {
-    pub(crate) fn to_vec(&self) -> Vec<String> {
+    pub fn to_vec(&self) -> Vec<String> {
         match self {
             OneOrMany::None => Vec::new(),
             OneOrMany::One(s) => vec![s.clone()],
@@ -72,7 +72,7 @@ impl OneOrMany {
 /// Splits `source` into parsed frontmatter and the body, with the body's first line number.
 ///
 /// `path` only names the file in errors, which carry the 1-based line of the problem.
-pub(crate) fn split(path: &str, source: &str) -> Result<(FrontMatter, String, usize)> {
+pub fn split(path: &str, source: &str) -> Result<(FrontMatter, String, usize), ReadError> {
     let mut lines = source.split_inclusive('\n');
     let first = lines.next().unwrap_or("");
     if first.trim_end() != "---" {
@@ -89,10 +89,14 @@ pub(crate) fn split(path: &str, source: &str) -> Result<(FrontMatter, String, us
         }
         yaml.push_str(line);
     }
-    bail!("{path}:1: frontmatter opened with '---' is never closed by a '---' line")
+    Err(ReadError {
+        path: path.to_owned(),
+        line: 1,
+        message: "frontmatter opened with '---' is never closed by a '---' line".to_owned(),
+    })
 }
 
-fn parse(path: &str, yaml: &str) -> Result<FrontMatter> {
+fn parse(path: &str, yaml: &str) -> Result<FrontMatter, ReadError> {
     if yaml.trim().is_empty() {
         return Ok(FrontMatter::default());
     }
@@ -104,7 +108,11 @@ fn parse(path: &str, yaml: &str) -> Result<FrontMatter> {
         if let Some(at) = msg.find(" at line ") {
             msg.truncate(at);
         }
-        anyhow::anyhow!("{path}:{line}: broken frontmatter: {msg}")
+        ReadError {
+            path: path.to_owned(),
+            line,
+            message: format!("broken frontmatter: {msg}"),
+        }
     })
 }
 

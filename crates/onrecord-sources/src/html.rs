@@ -1,0 +1,822 @@
+//! The HTML reader: pages a generator built, read as they are served (html5ever, through
+//! scraper).
+//!
+//! - URL from the file path (`a/index.html` → `/a/`, `a/b.html` → `/a/b.html`), or the path of
+//!   the page's canonical link; language from `<html lang>`; title from the first `<h1>` of
+//!   the content, else `<title>`; headings keep their `id`, or the nearest id above them
+//!   (Sphinx puts ids on `<section>`).
+//! - Content, as Pagefind selects it: only elements marked `data-onrecord-body` when any page
+//!   of the site has one (pages without it are skipped); else `<main>`, else `<article>`, else
+//!   `<body>`. Always skipped: `nav`, `header`, `footer`, `aside`, `script`, `style`,
+//!   `template` (and other non-text elements: `noscript`, `svg`, form controls), anything
+//!   marked `data-onrecord-ignore`, hidden elements (`hidden`, `aria-hidden="true"`, an inline
+//!   `display: none`), and [`SKIPPED_CLASSES`].
+//! - Page kind: `<meta name="onrecord-kind" content="release-notes">` (or `listing`, `page`).
+//! - Collection: `<meta name="onrecord-collection" content="decisions">` (wins over the folder
+//!   rules of `onrecord.yml`).
+//! - Opt-outs: `data-onrecord-ignore` on `<body>`, `<meta name="onrecord" content="noindex">`,
+//!   and `<meta name="robots" content="noindex">` (mdBook's print page, Sphinx's search page).
+//! - Generator syntax a missing preprocessor leaves in the page (mdBook without mdbook-spec:
+//!   `r[rule.id]` lines, `[!EDITION-2024]` markers, `{{ grammar-summary }}`) is dropped or
+//!   rendered as the markdown reader does, with the same rules (`markup.rs`).
+
+use std::sync::LazyLock;
+
+use onrecord_core::{
+    Block, BlockKind, Lang, Page, PageKind, Read, ReadError, Reader, SourceDoc, SourceSection,
+};
+use scraper::node::Element;
+use scraper::{ElementRef, Html, Node, Selector};
+
+use crate::markup;
+
+/// The attribute that marks a page's content; when any page has it, only marked content is read.
+pub const BODY_MARKER: &str = "data-onrecord-body";
+/// The attribute that leaves an element (or, on `<body>`, the page) out.
+const IGNORE_MARKER: &str = "data-onrecord-ignore";
+
+/// Elements that are never page text.
+const SKIPPED_TAGS: &[&str] = &[
+    "nav", "header", "footer", "aside", "script", "style", "template", "noscript", "svg", "button",
+    "input", "select", "textarea", "iframe", "object", "canvas", "dialog", "head",
+];
+
+/// Classes generators give to content the visitor does not read as the page's text.
+pub(crate) const SKIPPED_CLASSES: &[&str] = &[
+    // mdBook: hidden lines of Rust examples (shown only on request).
+    "boring",
+    // mdBook (pulldown-cmark) and Sphinx: a footnote's number in the text (the markdown reader
+    // keeps the footnote, not the marker).
+    "footnote-reference",
+    // Sphinx: a `{toctree}` rendered in the page is a menu.
+    "toctree-wrapper",
+];
+
+/// Reads built HTML pages.
+#[derive(Debug, Clone, Copy)]
+pub struct HtmlReader {
+    /// The language of pages without a usable `<html lang>`.
+    pub default_lang: Lang,
+    /// Whether some page of the site marks its content with [`BODY_MARKER`].
+    pub body_marked: bool,
+}
+
+/// Whether a page marks its content with [`BODY_MARKER`] (a cheap scan, for the site-wide
+/// pass that decides [`HtmlReader::body_marked`]).
+pub fn has_body_marker(text: &str) -> bool {
+    text.contains(BODY_MARKER)
+}
+
+/// The URL a built page is served at: `a/index.html` is `/a/`, `a/b.html` is `/a/b.html`.
+pub fn html_url_for(rel: &str) -> String {
+    match rel
+        .strip_suffix("index.html")
+        .or_else(|| rel.strip_suffix("index.htm"))
+    {
+        Some(folder) if folder.is_empty() || folder.ends_with('/') => format!("/{folder}"),
+        _ => format!("/{rel}"),
+    }
+}
+
+fn selector(css: &str) -> Selector {
+    Selector::parse(css).unwrap_or_else(|_| unreachable!("constant selector {css}"))
+}
+
+static TITLE: LazyLock<Selector> = LazyLock::new(|| selector("title"));
+static META: LazyLock<Selector> = LazyLock::new(|| selector("meta[name]"));
+static CANONICAL: LazyLock<Selector> = LazyLock::new(|| selector("link[rel~=canonical][href]"));
+static BODY: LazyLock<Selector> = LazyLock::new(|| selector("body"));
+static MARKED: LazyLock<Selector> = LazyLock::new(|| selector("[data-onrecord-body]"));
+static MAIN: LazyLock<Selector> = LazyLock::new(|| selector("main"));
+static ARTICLE: LazyLock<Selector> = LazyLock::new(|| selector("article"));
+static H1: LazyLock<Selector> = LazyLock::new(|| selector("h1"));
+
+impl Reader for HtmlReader {
+    fn read(&self, rel: &str, text: &str) -> Result<Read, ReadError> {
+        let skipped = |reason: &str| {
+            Ok(Read::Skipped {
+                reason: reason.to_owned(),
+            })
+        };
+        // Generators write a "not found" page; it is no page of the docs.
+        if rel.rsplit('/').next() == Some("404.html") {
+            return skipped("a 404 page");
+        }
+        let html = Html::parse_document(text);
+        let mut kind = None;
+        let mut collection = None;
+        for meta in html.select(&META) {
+            let name = meta.attr("name").unwrap_or_default().to_ascii_lowercase();
+            let content = meta
+                .attr("content")
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            let noindex = content.split(',').any(|c| c.trim() == "noindex");
+            if noindex && name == "onrecord" {
+                return skipped("<meta name=\"onrecord\" content=\"noindex\">");
+            }
+            if noindex && name == "robots" {
+                return skipped("<meta name=\"robots\" content=\"noindex\">");
+            }
+            if name == "onrecord-kind" {
+                kind = Some(PageKind::from_name(&content).ok_or_else(|| ReadError {
+                    path: rel.to_owned(),
+                    line: 0,
+                    message: format!(
+                        "unknown <meta name=\"onrecord-kind\"> '{content}' (use page, release-notes or listing)"
+                    ),
+                })?);
+            }
+            if name == "onrecord-collection" {
+                collection = Some(crate::collection_name(&content).map_err(|why| ReadError {
+                    path: rel.to_owned(),
+                    line: 0,
+                    message: format!("<meta name=\"onrecord-collection\"> '{content}': {why}"),
+                })?);
+            }
+        }
+        let body = html.select(&BODY).next();
+        if body.is_some_and(|b| b.attr(IGNORE_MARKER).is_some()) {
+            return skipped("data-onrecord-ignore on <body>");
+        }
+        let content: Vec<ElementRef<'_>> = if self.body_marked {
+            html.select(&MARKED).collect()
+        } else {
+            let main = html.select(&MAIN).next();
+            let article = || html.select(&ARTICLE).next();
+            main.or_else(article).or(body).into_iter().collect()
+        };
+        if content.is_empty() {
+            return skipped(if self.body_marked {
+                "no data-onrecord-body element, while other pages of the site have one"
+            } else {
+                "no <body>"
+            });
+        }
+
+        let mut warnings = Vec::new();
+        let root = html.root_element();
+        let lang = match root.attr("lang").filter(|l| !l.trim().is_empty()) {
+            None => self.default_lang,
+            Some(tag) => Lang::from_tag(tag).unwrap_or_else(|| {
+                warnings.push(format!(
+                    "{rel}: <html lang=\"{tag}\"> is not a supported language; read as {}",
+                    self.default_lang.tag()
+                ));
+                self.default_lang
+            }),
+        };
+        let h1 = content
+            .iter()
+            .find_map(|c| c.select(&H1).find(|h| !is_skipped(h.value())))
+            .map(heading_text)
+            .filter(|t| !t.is_empty());
+        let title = h1
+            .or_else(|| {
+                html.select(&TITLE)
+                    .next()
+                    .map(|t| collapse(&t.text().collect::<String>()))
+            })
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| crate::file_stem(rel).to_owned());
+        let url = html
+            .select(&CANONICAL)
+            .next()
+            .and_then(|l| l.attr("href"))
+            .and_then(canonical_path)
+            .unwrap_or_else(|| html_url_for(rel));
+
+        let mut walker = Walker::default();
+        for element in &content {
+            walker.element(*element, 0);
+        }
+        for helper in &walker.helpers {
+            warnings.push(format!(
+                "{rel}: the generator left {helper} in the page (it could not read the file); dropped"
+            ));
+        }
+        let sections = walker.finish();
+        Ok(Read::Page(Page {
+            warnings,
+            kind,
+            ..Page::of(SourceDoc {
+                path: rel.to_owned(),
+                url,
+                title,
+                lang,
+                themes: Vec::new(),
+                collection,
+                sections,
+            })
+        }))
+    }
+}
+
+/// The path (and query) of a canonical link: citations stay on the site being served, even
+/// when the canonical names another host (a staging copy of production).
+fn canonical_path(href: &str) -> Option<String> {
+    let href = href.trim();
+    let path = match href.split_once("://") {
+        Some((scheme, rest)) if scheme == "http" || scheme == "https" => {
+            rest.find('/').map_or("/", |at| &rest[at..])
+        }
+        Some(_) => return None,
+        None if href.starts_with('/') && !href.starts_with("//") => href,
+        None => return None,
+    };
+    Some(path.split('#').next().unwrap_or(path).to_owned())
+}
+
+/// Whether an element is never page text.
+fn is_skipped(e: &Element) -> bool {
+    let style_hidden = e.attr("style").is_some_and(|s| {
+        let s: String = s
+            .split_whitespace()
+            .collect::<String>()
+            .to_ascii_lowercase();
+        s.contains("display:none") || s.contains("visibility:hidden")
+    });
+    SKIPPED_TAGS.contains(&e.name())
+        || e.attr(IGNORE_MARKER).is_some()
+        || e.attr("hidden").is_some()
+        || e.attr("aria-hidden") == Some("true")
+        || style_hidden
+        || e.classes().any(|c| SKIPPED_CLASSES.contains(&c))
+}
+
+/// Elements that start and end a block of text.
+fn is_block(name: &str) -> bool {
+    matches!(
+        name,
+        "p" | "div"
+            | "section"
+            | "article"
+            | "main"
+            | "body"
+            | "ul"
+            | "ol"
+            | "dl"
+            | "dt"
+            | "dd"
+            | "figure"
+            | "figcaption"
+            | "details"
+            | "summary"
+            | "address"
+            | "center"
+            | "hgroup"
+            | "fieldset"
+            | "form"
+            | "caption"
+            | "hr"
+            | "legend"
+    )
+}
+
+/// A heading's level, for `h1`–`h6`.
+fn heading_level(name: &str) -> Option<u8> {
+    match name {
+        "h1" => Some(1),
+        "h2" => Some(2),
+        "h3" => Some(3),
+        "h4" => Some(4),
+        "h5" => Some(5),
+        "h6" => Some(6),
+        _ => None,
+    }
+}
+
+/// Nesting deeper than this is read as plain text (no stack overflow on hostile pages).
+const MAX_DEPTH: usize = 200;
+
+#[derive(Default)]
+struct Walker {
+    sections: Vec<SourceSection>,
+    /// Open headings as (level, text), outermost first.
+    stack: Vec<(u8, String)>,
+    title_taken: bool,
+    /// The id nearest above the current element — its own ancestors' or an earlier sibling's
+    /// (of it or of an ancestor), not one inside an earlier element — for headings without one.
+    last_id: Option<String>,
+    /// Text of the block being read (raw: lines matter for rule ids).
+    buf: String,
+    item_depth: usize,
+    quote_depth: usize,
+    /// An admonition's title waiting to lead its first paragraph ("Note:").
+    label: Option<String>,
+    /// mdBook helpers the generator left unexpanded, dropped from the text.
+    helpers: Vec<String>,
+}
+
+impl Walker {
+    fn element(&mut self, el: ElementRef<'_>, depth: usize) {
+        let e = el.value();
+        if is_skipped(e) {
+            return;
+        }
+        let outer_id = self.last_id.clone();
+        if let Some(id) = e.id() {
+            self.last_id = Some(id.to_owned());
+        }
+        self.read(el, depth);
+        // Ids inside an element do not name what follows it; its own id does.
+        self.last_id = e.id().map(str::to_owned).or(outer_id);
+    }
+
+    fn read(&mut self, el: ElementRef<'_>, depth: usize) {
+        let e = el.value();
+        let name = e.name();
+        if name == "a" && is_glyph_link(el) || name == "p" && is_linked_rule_id(el) {
+            return;
+        }
+        if depth > MAX_DEPTH {
+            self.buf.push(' ');
+            self.buf.extend(el.text());
+            return;
+        }
+        if let Some(level) = heading_level(name) {
+            self.flush();
+            let text = heading_text(el);
+            let anchor = e.id().map(str::to_owned).or_else(|| self.last_id.clone());
+            self.open_section(level, text, anchor.unwrap_or_default());
+            return;
+        }
+        match name {
+            "pre" => {
+                self.flush();
+                let mut raw = String::new();
+                raw_text(el, &mut raw);
+                let mut code = Vec::new();
+                for line in raw.lines() {
+                    if markup::is_mdbook_helper(line) {
+                        self.helpers.push(line.trim().to_owned());
+                    } else {
+                        code.push(line);
+                    }
+                }
+                let code = code.join("\n");
+                self.push(
+                    BlockKind::Code,
+                    code.trim_matches('\n').trim_end().to_owned(),
+                );
+            }
+            "table" => {
+                self.flush();
+                let mut rows = Vec::new();
+                table_rows(el, &mut rows);
+                self.push(BlockKind::Table, rows.join("\n"));
+            }
+            "br" => self.buf.push('\n'),
+            "img" | "video" | "audio" | "picture" | "map" => {}
+            "li" => {
+                self.flush();
+                self.item_depth += 1;
+                self.children(el, depth);
+                self.flush();
+                self.item_depth -= 1;
+            }
+            "blockquote" => {
+                self.flush();
+                self.quote_depth += 1;
+                self.children(el, depth);
+                self.flush();
+                self.quote_depth -= 1;
+            }
+            "p" if e
+                .classes()
+                .any(|c| c == "admonition-title" || c == "blockquote-tag-title") =>
+            {
+                // Sphinx's and mdBook's admonition titles: a label for the first paragraph.
+                self.flush();
+                let title = collapse(&el.text().collect::<String>());
+                if markup::is_label(&title) {
+                    self.label = Some(title);
+                } else {
+                    self.push(BlockKind::Paragraph, title);
+                }
+            }
+            name if is_block(name) => {
+                self.flush();
+                self.children(el, depth);
+                self.flush();
+            }
+            _ => self.children(el, depth),
+        }
+    }
+
+    fn children(&mut self, el: ElementRef<'_>, depth: usize) {
+        for child in el.children() {
+            match child.value() {
+                Node::Text(t) => self.buf.push_str(t),
+                Node::Element(_) => {
+                    if let Some(child) = ElementRef::wrap(child) {
+                        self.element(child, depth + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn kind(&self) -> BlockKind {
+        if self.item_depth > 0 {
+            BlockKind::ListItem
+        } else if self.quote_depth > 0 {
+            BlockKind::Quote
+        } else {
+            BlockKind::Paragraph
+        }
+    }
+
+    /// Ends the block of text being read: rule-id lines go, a lone `{{ placeholder }}` goes,
+    /// an admonition marker or a waiting title becomes the label.
+    fn flush(&mut self) {
+        let raw = std::mem::take(&mut self.buf);
+        let mut kept: Vec<&str> = Vec::new();
+        for line in raw.lines() {
+            if markup::is_mdbook_helper(line) {
+                self.helpers.push(line.trim().to_owned());
+            } else if !markup::is_rule_id(line) {
+                kept.push(line);
+            }
+        }
+        let mut text = collapse(&kept.join("\n"));
+        if text.is_empty() || markup::is_placeholder(&text) {
+            return;
+        }
+        if let Some((label, rest)) = markup::admonition(&text) {
+            let rest = rest.trim();
+            if rest.is_empty() {
+                self.label = Some(label);
+                return;
+            }
+            text = format!("{label}: {rest}");
+        } else if let Some(label) = self.label.take() {
+            // A label leads a paragraph; before a list it goes, as in the markdown reader.
+            if self.item_depth == 0 {
+                text = format!("{}: {text}", label.trim_end_matches(':'));
+            }
+        }
+        let kind = self.kind();
+        self.push(kind, text);
+    }
+
+    fn push(&mut self, kind: BlockKind, text: String) {
+        if kind == BlockKind::Code || kind == BlockKind::Table {
+            // A label leads prose only.
+            self.label = None;
+        }
+        if text.trim().is_empty() {
+            return;
+        }
+        if self.sections.is_empty() {
+            self.sections.push(SourceSection {
+                heading_path: Vec::new(),
+                anchor: String::new(),
+                blocks: Vec::new(),
+            });
+        }
+        if let Some(section) = self.sections.last_mut() {
+            section.blocks.push(Block { kind, text });
+        }
+    }
+
+    fn open_section(&mut self, level: u8, text: String, anchor: String) {
+        self.label = None;
+        // The first level-1 heading before any section is the page title, as in markdown.
+        if level == 1 && !self.title_taken && self.stack.is_empty() {
+            self.title_taken = true;
+            return;
+        }
+        while self.stack.last().is_some_and(|(l, _)| *l >= level) {
+            self.stack.pop();
+        }
+        self.stack.push((level, text));
+        self.sections.push(SourceSection {
+            heading_path: self.stack.iter().map(|(_, t)| t.clone()).collect(),
+            anchor,
+            blocks: Vec::new(),
+        });
+    }
+
+    fn finish(mut self) -> Vec<SourceSection> {
+        self.flush();
+        self.sections.retain(|s| !s.blocks.is_empty());
+        self.sections
+    }
+}
+
+/// Link glyphs: a heading's permalink (Sphinx's `¶`), a footnote's way back (`↩`).
+const GLYPHS: &[char] = &['¶', '§', '#', '🔗', '↩'];
+
+/// Whether a link's text is only a glyph (and a footnote's back-link number, `↩2`).
+fn is_glyph_link(el: ElementRef<'_>) -> bool {
+    let text: String = el.text().collect();
+    let text = text.trim();
+    let mut chars = text.chars();
+    let glyph = chars.next().is_some_and(|c| GLYPHS.contains(&c));
+    let rest = chars.as_str().trim();
+    // `#1234` is an issue number, not a glyph; `↩2` is the second way back to a footnote.
+    glyph && (rest.is_empty() || text.starts_with('↩') && rest.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// mdBook without mdbook-spec renders `r[destructors]` as "r" and a link when the page defines
+/// a `[destructors]` link: a paragraph of just that is a rule id.
+fn is_linked_rule_id(el: ElementRef<'_>) -> bool {
+    let mut parts = el.children().filter(|c| match c.value() {
+        Node::Text(t) => !t.trim().is_empty(),
+        _ => true,
+    });
+    let first = parts.next().map(|c| c.value());
+    let second = parts.next().and_then(ElementRef::wrap);
+    matches!(first, Some(Node::Text(t)) if t.trim() == "r")
+        && second.is_some_and(|a| a.value().name() == "a")
+        && parts.next().is_none()
+}
+
+/// A heading's text: skipped elements and link glyphs (Sphinx's `¶`) left out.
+fn heading_text(el: ElementRef<'_>) -> String {
+    let mut text = String::new();
+    visible_text(el, &mut text, 0);
+    collapse(&text)
+}
+
+/// The text of an element's visible descendants.
+fn visible_text(el: ElementRef<'_>, out: &mut String, depth: usize) {
+    for child in el.children() {
+        match child.value() {
+            Node::Text(t) => out.push_str(t),
+            Node::Element(e) if !is_skipped(e) && depth < MAX_DEPTH => {
+                if let Some(child) = ElementRef::wrap(child) {
+                    if e.name() == "a" && is_glyph_link(child) {
+                        continue;
+                    }
+                    if e.name() == "br" {
+                        out.push(' ');
+                    }
+                    visible_text(child, out, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Preformatted text as it is shown: whitespace kept, skipped elements left out.
+fn raw_text(el: ElementRef<'_>, out: &mut String) {
+    for node in el.descendants() {
+        if let Node::Text(t) = node.value() {
+            let hidden = node
+                .ancestors()
+                .take_while(|a| a.id() != el.id())
+                .any(|a| a.value().as_element().is_some_and(is_skipped));
+            if !hidden {
+                out.push_str(t);
+            }
+        }
+    }
+}
+
+/// A table's rows, one line each, cells joined by " | " (as the markdown reader makes them).
+fn table_rows(el: ElementRef<'_>, rows: &mut Vec<String>) {
+    for child in el.child_elements() {
+        match child.value().name() {
+            "tr" => {
+                let cells: Vec<String> = child
+                    .child_elements()
+                    .filter(|c| matches!(c.value().name(), "td" | "th"))
+                    .map(|c| {
+                        let mut text = String::new();
+                        visible_text(c, &mut text, 0);
+                        collapse(&text)
+                    })
+                    .collect();
+                if cells.iter().any(|c| !c.is_empty()) {
+                    rows.push(cells.join(" | "));
+                }
+            }
+            "thead" | "tbody" | "tfoot" => table_rows(child, rows),
+            _ => {}
+        }
+    }
+}
+
+/// Collapses runs of whitespace into single spaces and trims.
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(html: &str) -> Read {
+        let reader = HtmlReader {
+            default_lang: Lang::English,
+            body_marked: false,
+        };
+        reader.read("guide/page.html", html).unwrap()
+    }
+
+    fn render(html: &str) -> String {
+        let Read::Page(page) = read(html) else {
+            return "skipped".to_owned();
+        };
+        let doc = page.doc;
+        let mut out = format!("{} | {} | {}\n", doc.title, doc.url, doc.lang.tag());
+        for s in doc.sections {
+            out.push_str(&format!("[{}] #{}\n", s.heading_path.join(" > "), s.anchor));
+            for b in s.blocks {
+                out.push_str(&format!("  {:?}: {}\n", b.kind, b.text));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn urls_follow_the_file_path() {
+        assert_eq!(html_url_for("index.html"), "/");
+        assert_eq!(html_url_for("guide/index.html"), "/guide/");
+        assert_eq!(html_url_for("guide/page.html"), "/guide/page.html");
+        assert_eq!(html_url_for("guide/myindex.html"), "/guide/myindex.html");
+        assert_eq!(
+            canonical_path("https://example.org/a/b/#x").as_deref(),
+            Some("/a/b/")
+        );
+        assert_eq!(canonical_path("/a/").as_deref(), Some("/a/"));
+        assert_eq!(canonical_path("javascript:alert(1)"), None);
+        assert_eq!(canonical_path("//evil.test/a"), None);
+    }
+
+    #[test]
+    fn main_content_with_headings_ids_lists_tables_code_and_quotes() {
+        let html = r##"<!doctype html><html lang="de-CH"><head><title>Site - Page</title>
+            <link rel="canonical" href="https://example.org/docs/page/"></head><body>
+            <nav><a href="/">Home</a> <a href="/guide/">Guide</a></nav>
+            <header>Site header</header>
+            <main>
+              <h1 id="page">Page <a class="headerlink" href="#page">¶</a></h1>
+              <p>Intro <em>text</em> with <code>code</code>.<br>Next line.</p>
+              <section id="prices"><h2>Prices</h2>
+                <ul><li>one</li><li>two<ul><li>nested</li></ul></li></ul>
+                <table><thead><tr><th>Plan</th><th>Price</th></tr></thead>
+                <tbody><tr><td>Lite</td><td>EUR 9</td></tr></tbody></table>
+                <h3>Setup</h3>
+                <pre><code>larkctl login
+<span class="boring">hidden();
+</span>larkctl ls</code></pre>
+                <blockquote><p>Quoted words.</p></blockquote>
+              </section>
+              <aside>Sidebar words</aside>
+              <div hidden>Hidden words</div><p style="display: none">Also hidden</p>
+              <p data-onrecord-ignore>Ignored words</p>
+              <script>var x = "script words";</script>
+            </main>
+            <footer>Footer words</footer></body></html>"##;
+        assert_eq!(
+            render(html),
+            "Page | /docs/page/ | de\n\
+             [] #\n  Paragraph: Intro text with code. Next line.\n\
+             [Prices] #prices\n  ListItem: one\n  ListItem: two\n  ListItem: nested\n  Table: Plan | Price\nLite | EUR 9\n\
+             [Prices > Setup] #prices\n  Code: larkctl login\nlarkctl ls\n  Quote: Quoted words.\n"
+        );
+    }
+
+    #[test]
+    fn without_main_an_article_or_the_body_is_read() {
+        let html = "<html><body><div class=menu>Menu</div><article><h1>A</h1><p>Article text.</p></article></body></html>";
+        assert_eq!(
+            render(html),
+            "A | /guide/page.html | en\n[] #\n  Paragraph: Article text.\n"
+        );
+        let html = "<html><head><title>T</title></head><body><p>Body text.</p></body></html>";
+        assert_eq!(
+            render(html),
+            "T | /guide/page.html | en\n[] #\n  Paragraph: Body text.\n"
+        );
+    }
+
+    #[test]
+    fn marked_content_only_when_the_site_marks_it() {
+        let reader = HtmlReader {
+            default_lang: Lang::English,
+            body_marked: true,
+        };
+        let html =
+            "<body><main><p>Main.</p><div data-onrecord-body><p>Marked.</p></div></main></body>";
+        let Read::Page(page) = reader.read("a.html", html).unwrap() else {
+            panic!()
+        };
+        assert_eq!(page.doc.sections[0].blocks, [Block::paragraph("Marked.")]);
+        let unmarked = reader
+            .read("b.html", "<body><main><p>Main.</p></main></body>")
+            .unwrap();
+        assert!(matches!(unmarked, Read::Skipped { .. }));
+    }
+
+    #[test]
+    fn pages_can_opt_out() {
+        for html in [
+            "<html><head><meta name=\"onrecord\" content=\"noindex\"></head><body><p>x</p></body></html>",
+            "<html><head><meta name=\"robots\" content=\"noindex, follow\"></head><body><p>x</p></body></html>",
+            "<html><body data-onrecord-ignore><p>x</p></body></html>",
+        ] {
+            assert!(matches!(read(html), Read::Skipped { .. }), "{html}");
+        }
+    }
+
+    #[test]
+    fn generator_leftovers_render_as_in_markdown() {
+        // mdBook without mdbook-spec, and Sphinx's admonitions.
+        let html = "<main><h1>T</h1><p>r[abi.intro]\nThis section documents the ABI.</p>\
+            <p>r[abi.used]</p>\
+            <blockquote><p>[!EDITION-2024]\nPrior to edition 2024, blocks were allowed.</p></blockquote>\
+            <p>{{ grammar-summary }}</p>\
+            <div class=\"admonition note\"><p class=\"admonition-title\">Note</p><p>Mind the gap.</p></div>\
+            <div class=\"admonition\"><p class=\"admonition-title\">Note - Black is now stable!</p><p>Body.</p></div>\
+            <p>r<a href=\"destructors.html\">destructors</a></p>\
+            <blockquote class=\"blockquote-tag blockquote-tag-note\"><p class=\"blockquote-tag-title\"><svg></svg>Note</p>\
+            <ul><li>On x86 a list.</li></ul></blockquote>\
+            <p>Fixed (<a href=\"https://x.test/pull/5481\">#5481</a>).</p>\
+            <p>Phases.<sup class=\"footnote-reference\"><a href=\"#fn-1\">1</a></sup></p>\
+            <ol class=\"footnote-definition\"><li id=\"fn-1\"><p>A footnote. <a href=\"#fr-1\">↩</a></p></li></ol>\
+            <h2>No id</h2><p>Under the last id.</p></main>";
+        assert_eq!(
+            render(html),
+            "T | /guide/page.html | en\n[] #\n\
+             \x20 Paragraph: This section documents the ABI.\n\
+             \x20 Quote: Edition 2024: Prior to edition 2024, blocks were allowed.\n\
+             \x20 Paragraph: Note: Mind the gap.\n\
+             \x20 Paragraph: Note - Black is now stable!\n\
+             \x20 Paragraph: Body.\n\
+             \x20 ListItem: On x86 a list.\n\
+             \x20 Paragraph: Fixed (#5481).\n\
+             \x20 Paragraph: Phases.\n\
+             \x20 ListItem: A footnote.\n\
+             [No id] #\n  Paragraph: Under the last id.\n"
+        );
+    }
+
+    #[test]
+    fn unsupported_language_is_a_warning() {
+        let reader = HtmlReader {
+            default_lang: Lang::English,
+            body_marked: false,
+        };
+        let Read::Page(page) = reader
+            .read("ja.html", "<html lang=\"ja\"><body><p>x</p></body></html>")
+            .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(page.doc.lang, Lang::English);
+        assert_eq!(
+            page.warnings,
+            ["ja.html: <html lang=\"ja\"> is not a supported language; read as en"]
+        );
+    }
+
+    #[test]
+    fn not_found_pages_and_unread_includes_are_left_out() {
+        assert!(matches!(
+            read("<body><p>Not found</p></body>"),
+            Read::Page(_)
+        ));
+        let reader = HtmlReader {
+            default_lang: Lang::English,
+            body_marked: false,
+        };
+        assert!(matches!(
+            reader
+                .read("a/404.html", "<body><p>Not found</p></body>")
+                .unwrap(),
+            Read::Skipped { .. }
+        ));
+        let Read::Page(page) = reader
+            .read(
+                "d.html",
+                "<main><pre><code>{{#include ../x.rs}}\nfn main() {}\n</code></pre></main>",
+            )
+            .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(page.doc.sections[0].blocks[0].text, "fn main() {}");
+        assert_eq!(
+            page.warnings,
+            [
+                "d.html: the generator left {{#include ../x.rs}} in the page (it could not read the file); dropped"
+            ]
+        );
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let html = format!(
+            "<body>{}deep{}</body>",
+            "<div>".repeat(5000),
+            "</div>".repeat(5000)
+        );
+        assert!(matches!(read(&html), Read::Page(_)));
+    }
+}
