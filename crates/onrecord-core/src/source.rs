@@ -116,6 +116,9 @@ impl Page {
 /// What a reader made of a source file.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
+// A `Read` is returned once per file and unpacked at once, never stored in bulk: boxing the
+// page would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Read {
     /// A page to index.
     Page(Page),

@@ -758,6 +758,38 @@ mod tests {
     }
 
     #[test]
+    fn kind_and_collection_come_from_meta_tags() {
+        let Read::Page(page) = read(
+            "<html><head><meta name=\"onrecord-kind\" content=\"listing\">\
+             <meta name=\"onrecord-collection\" content=\"Decisions\"></head>\
+             <body><p>x</p></body></html>",
+        ) else {
+            panic!()
+        };
+        assert_eq!(page.kind, Some(PageKind::Listing));
+        assert_eq!(page.doc.collection.as_deref(), Some("decisions"));
+        let Read::Page(page) = read("<body><p>x</p></body>") else {
+            panic!()
+        };
+        assert_eq!(page.doc.collection, None);
+        let reader = HtmlReader {
+            default_lang: Lang::English,
+            body_marked: false,
+        };
+        let err = reader
+            .read(
+                "p.html",
+                "<head><meta name=\"onrecord-collection\" content=\"how to\"></head><p>x</p>",
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("p.html: <meta name=\"onrecord-collection\"> 'how to': "),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn unsupported_language_is_a_warning() {
         let reader = HtmlReader {
             default_lang: Lang::English,
