@@ -201,8 +201,8 @@ pub fn balanced_accuracy(rows: &[Row], probs: &[f32], threshold: f32) -> (f64, f
 /// Precision the confidence labels must reach on the fit's rows: above the targets (0.90 and
 /// 0.70 on corpora left out), because a cut chosen on the same rows it is scored on looks
 /// better there than it will elsewhere. 0.97 was chosen on the left-out corpora's dev rows
-/// (`tools/analysis/conf.py` in the closing note of issue 15): at 0.90–0.95 the High label
-/// reached only 0.73–0.86 there, so it must not be shown on this evidence.
+/// (`--dump-rows`, each fold fit on the others): at 0.90–0.95 the High label reached only
+/// 0.73–0.86 there, short of 0.90, so on this evidence High is not shown.
 pub const HIGH_PRECISION: f64 = 0.97;
 pub const MEDIUM_PRECISION: f64 = 0.78;
 /// A label needs at least this many answers on the fit's rows to be shown at all.
