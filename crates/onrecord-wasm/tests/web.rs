@@ -247,14 +247,20 @@ fn a_fitting_query_model_adds_matching_by_meaning() {
     assert!(engine.has_vectors());
     let question = "When do refunds arrive?";
     assert_eq!(
-        get(&engine.ask(question, None).unwrap(), "quotes.0.citation.url"),
+        get(
+            &engine.ask(question, None).unwrap(),
+            "quotes.0.citation.url"
+        ),
         "/shop/returns/#returns"
     );
     engine
         .set_query_model(QueryModel::new(&model).unwrap())
         .unwrap();
     assert_eq!(
-        get(&engine.ask(question, None).unwrap(), "quotes.0.citation.url"),
+        get(
+            &engine.ask(question, None).unwrap(),
+            "quotes.0.citation.url"
+        ),
         "/shop/warranty/#warranty"
     );
 }
