@@ -78,10 +78,11 @@ export function panelView(msgs, opts) {
  * @param {PanelView} view @param {PanelState} prev @param {PanelState} next @param {DrawContext} ctx */
 export function draw(view, prev, next, ctx) {
   if (next.turns !== prev.turns) {
-    // The thread: earlier turns collapsed to their question, the latest one open.
-    const shown = next.turns.filter((t) => t.answer);
-    view.result.replaceChildren(...shown.map((t, i) => turnView(t, ctx, i === shown.length - 1)));
-    view.fresh.hidden = !shown.length;
+    // The thread: earlier turns collapsed to their question, the latest one open (a question
+    // shows at once, its answer when it comes; the answer before it is collapsed by then).
+    const { turns } = next;
+    view.result.replaceChildren(...turns.map((t, i) => turnView(t, ctx, i === turns.length - 1)));
+    view.fresh.hidden = !turns.some((t) => t.answer);
   }
   if (next.refusal !== prev.refusal) view.refusal.textContent = next.refusal ? ctx.msgs.refusal(next.refusal) : '';
   if (next.documents !== prev.documents) {
@@ -139,7 +140,7 @@ function outcome(answer, { msgs, maxQuotes }) {
  * @param {AnswerDto} answer */
 const readAs = (answer) => ['refinement', 'explanation', 'pronoun'].includes(answer.turn?.kind);
 
-/** One answered turn: a disclosure headed by its question, open for the latest turn.
+/** One turn: a disclosure headed by its question, open for the latest turn.
  * @param {Turn} turn @param {DrawContext} ctx @param {boolean} latest */
 function turnView(turn, ctx, latest) {
   const thread = el('details', { class: 'turn' }, el('summary', { class: 'asked' }, turn.question));
@@ -147,8 +148,8 @@ function turnView(turn, ctx, latest) {
   // latest answer is in the page until then.
   if (latest) {
     thread.open = true;
-    thread.append(...answerView(turn, ctx));
-  } else {
+    if (turn.answer) thread.append(...answerView(turn, ctx));
+  } else if (turn.answer) {
     thread.addEventListener('toggle', () => {
       if (thread.open && thread.childElementCount === 1) thread.append(...answerView(turn, ctx));
     });
