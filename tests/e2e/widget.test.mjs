@@ -35,6 +35,10 @@ test('a decline says why for every gate, and names unused words only once', () =
   }
   assert.equal(en.declineReason({ gate: 'never-mentioned', terms: ['capital', 'france'], coverage: null }, ['capital', 'france']),
     'These pages never mention ‘capital’ or ‘france’.');
+  // A coverage gate at 100% was not a coverage shortfall: the evidence as a whole was weak.
+  assert.equal(en.declineReason({ gate: 'below-floor', terms: [], coverage: 100 }, []),
+    'The closest passage uses your words but does not answer the question clearly enough to be quoted.');
+  assert.match(de.declineReason({ gate: 'unsupported', terms: [], coverage: 100 }, []), /nicht deutlich genug/);
   assert.equal(en.declineReason({ gate: 'below-floor', terms: [], coverage: 40 }, ['redis', 'caching']),
     'The closest passage covers only 40% of what you asked, so it is not quoted as an answer. These pages never mention ‘redis’ or ‘caching’.');
   assert.equal(de.declineReason({ gate: 'unsupported', terms: [], coverage: 35 }, ['a', 'b', 'c']),

@@ -22,6 +22,11 @@ const list = (words, open, close, or) => {
   const q = words.map((w) => `${open}${w}${close}`);
   return q.length > 1 ? `${q.slice(0, -1).join(', ')} ${or} ${q[q.length - 1]}` : (q[0] ?? '');
 };
+/** Which sentence explains a decline: a coverage gate that measured everything (100%) did not
+ * decline for coverage — the decline model weighed the evidence as a whole — so it is "weak".
+ * @param {DeclineDto | null} d */
+const gateOf = (d) =>
+  (d?.gate === 'below-floor' || d?.gate === 'unsupported') && (d.coverage ?? 100) >= 100 ? 'weak' : (d?.gate ?? 'other');
 
 const en = {
   title: 'Ask these pages',
@@ -100,8 +105,9 @@ const en = {
       missing: `The closest passage never mentions ${list(d?.terms ?? [], '‘', '’', 'or')}, so it is not quoted as an answer.`,
       'below-floor': `The closest passage covers only ${d?.coverage}% of what you asked, so it is not quoted as an answer.`,
       unsupported: `The closest sentence carries only ${d?.coverage}% of what you asked, so it is not quoted as an answer.`,
+      weak: 'The closest passage uses your words but does not answer the question clearly enough to be quoted.',
       other: 'These pages do not answer that.',
-    }[d?.gate ?? 'other'];
+    }[gateOf(d)];
     return d?.gate !== 'never-mentioned' && missing.length ? `${why} ${en.neverMention(missing)}` : why;
   },
 
@@ -208,8 +214,9 @@ const de = {
       missing: `Der nächstliegende Abschnitt erwähnt ${list(d?.terms ?? [], '‚', '‘', 'oder')} nicht und wird daher nicht als Antwort zitiert.`,
       'below-floor': `Der nächstliegende Abschnitt deckt nur ${d?.coverage} % Ihrer Frage ab und wird daher nicht als Antwort zitiert.`,
       unsupported: `Der nächstliegende Satz trägt nur ${d?.coverage} % Ihrer Frage und wird daher nicht als Antwort zitiert.`,
+      weak: 'Der nächstliegende Abschnitt enthält Ihre Wörter, beantwortet die Frage aber nicht deutlich genug, um zitiert zu werden.',
       other: 'Diese Seiten beantworten das nicht.',
-    }[d?.gate ?? 'other'];
+    }[gateOf(d)];
     return d?.gate !== 'never-mentioned' && missing.length ? `${why} ${de.neverMention(missing)}` : why;
   },
 

@@ -21,9 +21,9 @@ pub(crate) const HYBRID: DeclineModel = DeclineModel {
         0.30474785,     // quantity_shown
         1.442362,       // bigram_share
     ],
-    threshold: 0.475,
+    threshold: 0.465,
     high: 2.0,
-    medium: 0.475,
+    medium: 0.465,
     reference: [
         0.7539322,   // coverage
         0.8580978,   // key_coverage
@@ -53,9 +53,9 @@ pub(crate) const LEXICAL: DeclineModel = DeclineModel {
         0.45559815,  // quantity_shown
         1.6001725,   // bigram_share
     ],
-    threshold: 0.45000002,
-    high: 0.6,
-    medium: 2.0,
+    threshold: 0.48,
+    high: 2.0,
+    medium: 0.48,
     reference: [
         0.7616204,   // coverage
         0.7616204,   // key_coverage
