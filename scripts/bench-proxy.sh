@@ -39,7 +39,8 @@ start_proxy() {
   proxy_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   "$proxy_bin" --index www/dist/index.onr --upstream "$fake_url" --model bench --no-key --no-cache \
     --listen "127.0.0.1:$proxy_port" --client-rate 1000000000/1000000000 \
-    --global-rate 1000000000/1000000000 --max-in-flight 4096 2> "$tmp/proxy.log" &
+    --global-rate 1000000000/1000000000 --max-in-flight 4096 \
+    --max-connections-per-client 4096 2> "$tmp/proxy.log" &
   proxy_pid=$!
   pids+=("$proxy_pid")
   for _ in $(seq 50); do grep -q 'for corpus' "$tmp/proxy.log" 2>/dev/null && break; sleep 0.1; done

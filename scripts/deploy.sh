@@ -1,20 +1,17 @@
 #!/usr/bin/env bash
-# Builds a ready-to-copy widget folder for a site from its markdown:
-#   scripts/deploy.sh path/to/markdown OUT_DIR [build-index options]
-# OUT_DIR gets onrecord.js (the loader, stable name) and content-hashed styles, wasm, glue,
-# index and query model. Serve the hashed files with a one-year immutable cache (README).
+# From a checkout: `onrecord build` of a site's pages (markdown or built HTML), with vectors when
+# the teacher model is here (scripts/setup.sh fetches it):
+#   scripts/deploy.sh path/to/pages OUT_DIR [onrecord build options]
+# The widget files come from crates/onrecord-cli/assets (after changing www/ or the wasm crate,
+# regenerate them with scripts/cli-assets.sh). Outside a checkout, install the binary instead:
+# cargo install --path crates/onrecord-cli.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 2 ] || { echo "usage: scripts/deploy.sh CORPUS_DIR OUT_DIR [build-index options]" >&2; exit 2; }
-corpus=$1 out=$2
+[ $# -ge 2 ] || { echo "usage: scripts/deploy.sh PAGES_DIR OUT_DIR [onrecord build options]" >&2; exit 2; }
+pages=$1 out=$2
 shift 2
-scripts/setup.sh
-scripts/build-wasm.sh
-build=$(mktemp -d)
-trap 'rm -rf "$build"' EXIT
 vectors=()
-if [ -f build-index/model/query-model.onq ]; then
+if [ -f build-index/model/query-model.onq ] && [ -d target/models/all-minilm-l6-v2 ]; then
   vectors=(--teacher target/models/all-minilm-l6-v2 --model-dir build-index/model)
 fi
-cargo run --quiet --release -p build-index -- "$corpus" --out "$build" "${vectors[@]}" "$@"
-node scripts/site.mjs --index "$build/index.onr" --out "$out"
+cargo run --quiet --release -p onrecord-cli -- build "$pages" --out "$out" "${vectors[@]}" "$@"

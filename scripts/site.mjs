@@ -2,6 +2,7 @@
 // loads under a content-hashed name, so a static host can cache those forever.
 //
 //   node scripts/site.mjs --index DIR/index.onr --out OUT [--model FILE] [--pkg DIR] [--www DIR]
+//   node scripts/site.mjs --template --out OUT     the widget alone, as the onrecord CLI carries it
 //
 // The loader keeps its name (the site's <script> tag points at it) and gets its ASSETS line
 // rewritten with the hashed names: no manifest to fetch first, one round trip fewer.
@@ -20,6 +21,11 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const ASSETS_LINE = /^const ASSETS = \{.*\};$/m;
+// The loader is minified with these names in its ASSETS line, which are then replaced by the
+// index's and query model's (or null): the minified code never depends on them (esbuild picks
+// short names by character frequency), so `onrecord build` (crates/onrecord-cli) fills the same
+// names into the template it carries (`--template`) and writes the same bytes as this script.
+const PLACEHOLDERS = { index: 'index.0000000000.onr', model: 'query-model.0000000000.onq' };
 // Static imports and re-exports with a relative specifier: `import { a } from './x.js'`,
 // `import './x.js'`, `export { a } from './x.js'` (also across lines).
 const STATIC_IMPORT = /^([ \t]*(?:import|export)\b[^;'"]*?\bfrom\s*|[ \t]*import\s*)(['"])(\.{1,2}\/[^'"]+)\2/gm;
@@ -94,13 +100,26 @@ function moduleGraph(www, read) {
   return { name: visit, modules, rewrite, closure };
 }
 
-/** Builds the folder; returns { files: {name: bytes}, assets, firstAnswer: [names] } for reports and tests. */
-export function writeSite({ index, out, model, pkg, www, summary }) {
+/** Puts the index and query model names in place of the placeholders of a minified loader. */
+function putNames(loader, assets) {
+  for (const key of ['index', 'model']) {
+    const placeholder = JSON.stringify(PLACEHOLDERS[key]);
+    if (loader.split(placeholder).length !== 2) throw new Error(`the minified loader must name ${placeholder} once`);
+    loader = loader.replace(placeholder, JSON.stringify(assets[key]));
+  }
+  return loader;
+}
+
+/**
+ * Builds the folder; returns { files: {name: bytes}, assets, firstAnswer: [names] } for reports
+ * and tests. With `template`, no index is given or written and the loader keeps the placeholders.
+ */
+export function writeSite({ index, out, model, pkg, www, summary, template = false }) {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   pkg = resolve(pkg ?? join(root, 'www/dist/pkg'));
   www = resolve(www ?? join(root, 'www'));
-  const sibling = join(dirname(index), 'query-model.onq');
-  model ??= existsSync(sibling) ? sibling : null;
+  const sibling = template ? null : join(dirname(index), 'query-model.onq');
+  model ??= sibling && existsSync(sibling) ? sibling : null;
   const need = (path, what) => {
     if (!existsSync(path)) throw new Error(`${what} ${path} does not exist (build it first)`);
     return readFileSync(path);
@@ -109,8 +128,8 @@ export function writeSite({ index, out, model, pkg, www, summary }) {
     css: [need(join(www, 'onrecord.css'), 'the widget styles'), 'onrecord', '.css'],
     glue: [Buffer.from(minify(need(join(pkg, 'onrecord_wasm.js'), 'the wasm glue').toString('utf8'), 'the wasm glue')), 'onrecord_wasm', '.js'],
     wasm: [need(join(pkg, 'onrecord_wasm_bg.wasm'), 'the wasm module'), 'onrecord_wasm_bg', '.wasm'],
-    index: [need(index, 'the index'), 'index', '.onr'],
   };
+  if (!template) inputs.index = [need(index, 'the index'), 'index', '.onr'];
   if (model) inputs.model = [need(model, 'the query model'), 'query-model', '.onq'];
   summary ??= join(www, 'summary.js'); // the proxy's "Ask for a summary" flow, when it exists
 
@@ -136,7 +155,8 @@ export function writeSite({ index, out, model, pkg, www, summary }) {
   // The loader's own imports are hashed before its ASSETS line is written.
   const withImports = graph.rewrite(loader, loaderPath);
   for (const [name, bytes] of graph.modules) write(name, bytes);
-  write('onrecord.js', Buffer.from(minify(withImports.replace(ASSETS_LINE, `const ASSETS = ${JSON.stringify(assets)};`), loaderPath)));
+  const minified = minify(withImports.replace(ASSETS_LINE, `const ASSETS = ${JSON.stringify({ ...assets, ...PLACEHOLDERS })};`), loaderPath);
+  write('onrecord.js', Buffer.from(template ? minified : putNames(minified, assets)));
   // What a visitor loads before the first answer: the loader and the worker with their modules,
   // the styles and the glue (summary.js and the wasm, index and model are counted apart).
   const firstAnswer = ['onrecord.js', ...graph.closure(loaderPath), ...graph.closure(join(www, 'onrecord-worker.js')),
@@ -152,12 +172,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   };
   const index = opt('--index');
   const out = opt('--out');
-  if (!index || !out) {
-    console.error('usage: node scripts/site.mjs --index DIR/index.onr --out OUT [--model FILE] [--pkg DIR] [--www DIR]');
+  const template = args.includes('--template');
+  if (!(index || template) || !out) {
+    console.error('usage: node scripts/site.mjs (--index DIR/index.onr | --template) --out OUT [--model FILE] [--pkg DIR] [--www DIR]');
     process.exit(2);
   }
   try {
-    const { files, firstAnswer } = writeSite({ index, out, model: opt('--model'), pkg: opt('--pkg'), www: opt('--www') });
+    const { files, firstAnswer } = writeSite({ index, out, model: opt('--model'), pkg: opt('--pkg'), www: opt('--www'), template });
     const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
     for (const [name, bytes] of Object.entries(files)) {
       console.log(`${name.padEnd(36)} ${String(bytes.length).padStart(9)} bytes, ${String(gz(bytes)).padStart(8)} gzipped`);

@@ -13,6 +13,10 @@ step "format and lints"
 cargo fmt --all --check
 cargo clippy --quiet --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --quiet --workspace --no-deps
+# The cargo-fuzz targets are their own workspace (nightly runs them, fuzz/README.md): here they
+# only have to compile, against the same target dir so the dependencies checked above are reused.
+cargo fmt --manifest-path fuzz/Cargo.toml --check
+cargo check --quiet --locked --manifest-path fuzz/Cargo.toml --target-dir target --bins
 
 step "core stays IO-free and web-free"
 if cargo tree -p onrecord-core -e normal -i wasm-bindgen >/dev/null 2>&1; then
@@ -32,6 +36,10 @@ scripts/build-wasm.sh
 scripts/build-index.sh
 # The widget's fixture site (a ferry guide and a page of XSS payloads), lexical only.
 cargo run --quiet --release -p build-index -- tests/e2e/fixtures/corpus --out www/dist/fixture
+
+step "the onrecord CLI: its carried widget files equal this build; cargo install without Node or Chromium"
+scripts/cli-assets.sh --check
+scripts/cli-install.sh
 
 step "type check of the widget against the engine's generated TypeScript (tsc --checkJs)"
 tests/e2e/node_modules/.bin/tsc -p www/tsconfig.json

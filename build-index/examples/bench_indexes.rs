@@ -14,7 +14,7 @@ fn main() -> anyhow::Result<()> {
         .as_deref()
         .map(onrecord_core::QueryModel::from_bytes)
         .transpose()
-        .map_err(|e| anyhow::anyhow!("query model: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     for (name, n) in [("1k", 1_000), ("10k", 10_000), ("100k", 100_000)] {
         let index = build_index::replicated_index(corpus.as_ref(), n, model.as_ref())?;
         let bytes = index

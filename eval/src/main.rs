@@ -315,5 +315,5 @@ fn query_model(
     embedder
         .map(|e| onrecord_core::QueryModel::from_bytes(&e.query_model_bytes))
         .transpose()
-        .map_err(|e| anyhow::anyhow!("query model: {e}"))
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }

@@ -73,7 +73,7 @@ pub fn evaluate(
     let model = embedder
         .map(|e| QueryModel::from_bytes(&e.query_model_bytes))
         .transpose()
-        .map_err(|e| anyhow::anyhow!("query model: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut rows = vec![
         Row {
             name: "BM25",

@@ -4,6 +4,8 @@
 // (index decoding, fetch failures, the proxy's errors) come from where they happen and are
 // shown inside one of these sentences.
 
+import { MAX_QUESTION_CHARS } from './state.js';
+
 /**
  * @typedef {import('../dist/pkg/onrecord_wasm.js').DeclineDto} DeclineDto
  * @typedef {import('./state.js').Failure} Failure
@@ -100,6 +102,8 @@ const en = {
    * @param {DeclineDto | null} d @param {string[]} missing */
   declineReason: (d, missing) => {
     const why = {
+      'too-long': `Questions can be at most ${MAX_QUESTION_CHARS} characters long.`,
+      'control-characters': 'The question holds control characters; please type it again.',
       'no-content-words': 'Ask a question with some words these pages could contain.',
       'never-mentioned': en.neverMention(d?.terms ?? []),
       missing: `The closest passage never mentions ${list(d?.terms ?? [], '‘', '’', 'or')}, so it is not quoted as an answer.`,
@@ -118,6 +122,7 @@ const en = {
       case 'too-large': return `${r.file} is ${r.bytes} bytes: files of at most ${r.limit} bytes can be indexed.`;
       case 'empty': return `${r.file} is empty.`;
       case 'binary': return `${r.file} is not a text file (it holds binary data).`;
+      case 'no-text': return `${r.file} has no text to search, only headings or markup.`;
       case 'too-many-files': return `${r.count} files is too many: at most ${r.limit} at once.`;
       case 'no-files': return 'There are no files to index.';
       case 'failed': return `Your files could not be indexed: ${r.detail}.`;
@@ -209,6 +214,8 @@ const de = {
   neverMention: (terms) => `Diese Seiten erwähnen ${list(terms, '‚', '‘', 'oder')} nicht.`,
   declineReason: (d, missing) => {
     const why = {
+      'too-long': `Fragen dürfen höchstens ${MAX_QUESTION_CHARS} Zeichen lang sein.`,
+      'control-characters': 'Die Frage enthält Steuerzeichen; bitte geben Sie sie neu ein.',
       'no-content-words': 'Stellen Sie eine Frage mit Wörtern, die in diesen Seiten vorkommen könnten.',
       'never-mentioned': de.neverMention(d?.terms ?? []),
       missing: `Der nächstliegende Abschnitt erwähnt ${list(d?.terms ?? [], '‚', '‘', 'oder')} nicht und wird daher nicht als Antwort zitiert.`,
@@ -226,6 +233,7 @@ const de = {
       case 'too-large': return `${r.file} ist ${r.bytes} Bytes groß: Dateien mit höchstens ${r.limit} Bytes können indexiert werden.`;
       case 'empty': return `${r.file} ist leer.`;
       case 'binary': return `${r.file} ist keine Textdatei (sie enthält Binärdaten).`;
+      case 'no-text': return `${r.file} enthält keinen durchsuchbaren Text, nur Überschriften oder Auszeichnungen.`;
       case 'too-many-files': return `${r.count} Dateien sind zu viele: höchstens ${r.limit} auf einmal.`;
       case 'no-files': return 'Es gibt keine Dateien zum Indexieren.';
       case 'failed': return `Ihre Dateien konnten nicht indexiert werden: ${r.detail}.`;

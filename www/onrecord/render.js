@@ -2,6 +2,8 @@
 // an index, a visitor's file or a model is ever parsed as HTML, and links go only to same-origin
 // http(s) URLs. Every visible sentence comes from messages.js.
 
+import { MAX_QUESTION_CHARS } from './state.js';
+
 /**
  * @typedef {import('./messages.js').Messages} Messages
  * @typedef {import('./state.js').PanelState} PanelState
@@ -55,7 +57,7 @@ export function el(tag, attrs = {}, ...children) {
 export function panelView(msgs, opts) {
   const input = el('input', {
     id: 'q', type: 'search', name: 'q', autocomplete: 'off', enterkeyhint: 'search',
-    placeholder: opts.placeholder ?? msgs.placeholder,
+    placeholder: opts.placeholder ?? msgs.placeholder, maxlength: String(MAX_QUESTION_CHARS),
   });
   const form = el('form', { role: 'search', 'aria-label': msgs.title },
     el('label', { for: 'q', class: 'label' }, msgs.title),

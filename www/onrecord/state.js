@@ -40,6 +40,8 @@ const MAX_TURNS = 20;
 
 /** Checked before reading a file: a huge file would stall the page before the core refused it. */
 export const MAX_FILE_BYTES = 2_000_000; // the core's MAX_FILE_BYTES
+/** The question box's limit: the engine declines longer questions. */
+export const MAX_QUESTION_CHARS = 500; // the core's MAX_QUESTION_CHARS
 const ACCEPTED = /\.(md|markdown|txt)$/i;
 
 /** @returns {PanelState} */

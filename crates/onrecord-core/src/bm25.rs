@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::chunk::{FragmentDraft, SourceDoc};
+use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc, shorten};
 use crate::collection::Collection;
 use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
 use crate::page::PageKind;
@@ -134,29 +134,32 @@ impl IndexBuilder {
     /// Adds a document of a given kind: what the site owner declared, or what
     /// [`crate::page_kind`] tells from its structure (the build tool does; the visitors' own
     /// files are all ordinary pages, which keeps the detection out of the browser).
+    ///
+    /// Titles and headings are shortened to [`MAX_TITLE_CHARS`] and [`MAX_HEADING_CHARS`]: they
+    /// are indexed with every fragment of their page or section, so what each fragment costs
+    /// stays bounded however long a heading is.
     pub fn add_page(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft], kind: PageKind) {
         let doc_idx = self.docs.len() as u32;
         let collection = doc.collection.as_deref().map(|name| self.collection(name));
         let analyzer = Analyzer::new(doc.lang, self.settings.stemming);
+        let title = shorten(&doc.title, MAX_TITLE_CHARS);
+        let themes = doc.themes.join(". ");
         for (position, draft) in drafts.iter().enumerate() {
-            let heading_path = doc
-                .sections
-                .get(draft.section)
-                .map(|s| s.heading_path.clone())
-                .unwrap_or_default();
-            let anchor = doc
-                .sections
-                .get(draft.section)
-                .map(|s| s.anchor.clone())
-                .unwrap_or_default();
+            let section = doc.sections.get(draft.section);
+            let heading_path: Vec<String> = section
+                .map(|s| &s.heading_path[..])
+                .unwrap_or_default()
+                .iter()
+                .map(|h| shorten(h, MAX_HEADING_CHARS).into_owned())
+                .collect();
             // What is indexed is "title. heading path. text"; what is quoted is only the text.
             // Title and heading words count more: they say what the whole fragment is about.
             let mut tf: BTreeMap<String, u32> = BTreeMap::new();
             let mut n_terms = 0u32;
             let fields = [
-                (doc.title.as_str(), TITLE_WEIGHT),
+                (&*title, TITLE_WEIGHT),
                 (&heading_path.join(". "), HEADING_WEIGHT),
-                (&doc.themes.join(". "), THEME_WEIGHT),
+                (&themes, THEME_WEIGHT),
                 (draft.text.as_str(), 1),
             ];
             for (field, weight) in fields {
@@ -179,7 +182,7 @@ impl IndexBuilder {
             self.fragments.push(Fragment {
                 doc: doc_idx,
                 heading_path,
-                anchor,
+                anchor: section.map(|s| s.anchor.clone()).unwrap_or_default(),
                 position: position as u32,
                 text: draft.text.clone(),
                 sentences: draft
@@ -198,7 +201,7 @@ impl IndexBuilder {
         self.docs.push(Doc {
             path: doc.path.clone(),
             url: doc.url.clone(),
-            title: doc.title.clone(),
+            title: title.into_owned(),
             lang: doc.lang,
             n_fragments: drafts.len() as u32,
             themes: doc.themes.clone(),

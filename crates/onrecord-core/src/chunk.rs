@@ -3,10 +3,40 @@
 //! Fragments never cross a section (heading) boundary. Blocks are packed whole when they fit;
 //! a block too long for one fragment is cut between sentences (prose) or lines (code, tables).
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::sentence::sentences;
 pub(crate) use crate::source::{Block, BlockKind, SourceDoc, SourceSection};
+
+/// Longest page title kept, in characters: the title is indexed and shown with every fragment of
+/// its page, so a huge one would be copied and re-read for each.
+pub const MAX_TITLE_CHARS: usize = 200;
+/// Longest heading kept, in characters: a heading is indexed and shown with every fragment of
+/// its section (and of the sections under it).
+pub const MAX_HEADING_CHARS: usize = 200;
+
+/// `text` cut to at most `max` characters, at the last space before the limit when there is
+/// one, and ending in "…" when it was cut.
+pub fn shorten(text: &str, max: usize) -> Cow<'_, str> {
+    // No more bytes than the limit means no more characters either.
+    if text.len() <= max || text.char_indices().nth(max).is_none() {
+        return Cow::Borrowed(text);
+    }
+    // One character is left for the ellipsis.
+    let end = text
+        .char_indices()
+        .nth(max.saturating_sub(1))
+        .map_or(0, |(i, _)| i);
+    let head = text.get(..end).unwrap_or("");
+    let head = match head.rfind(char::is_whitespace) {
+        Some(space) if space > head.len() / 2 => head.get(..space).unwrap_or(head),
+        _ => head,
+    };
+    let mut short = head.trim_end().to_owned();
+    short.push('…');
+    Cow::Owned(short)
+}
 
 /// A fragment before indexing: its section, text and sentence ranges within the text.
 #[derive(Debug, Clone, PartialEq)]
@@ -102,16 +132,20 @@ fn pieces(block: &Block, max_chars: usize) -> Vec<Piece> {
                 .flat_map(|r| split_long(text, r, max_chars))
                 .collect();
             pack(text, &lines, max_chars)
+                .into_iter()
+                .map(|(span, _)| span)
+                .collect()
         }
     };
     let keep_units = block.kind != BlockKind::Code;
     pack(text, &units, max_chars)
         .into_iter()
-        .map(|span| {
+        .map(|(span, of_units)| {
             let piece_units = if keep_units {
                 units
+                    .get(of_units)
+                    .unwrap_or_default()
                     .iter()
-                    .filter(|u| u.start >= span.start && u.end <= span.end)
                     .map(|u| u.start - span.start..u.end - span.start)
                     .collect()
             } else {
@@ -167,15 +201,19 @@ fn table_pieces(text: &str, max_chars: usize) -> Vec<Piece> {
     res
 }
 
-/// Greedily joins consecutive unit ranges into spans of at most `max_chars` characters.
-fn pack(text: &str, units: &[Range<usize>], max_chars: usize) -> Vec<Range<usize>> {
-    let mut res: Vec<Range<usize>> = Vec::new();
-    for unit in units {
+/// Greedily joins consecutive unit ranges into spans of at most `max_chars` characters; each
+/// span comes with the range of `units` it holds.
+fn pack(text: &str, units: &[Range<usize>], max_chars: usize) -> Vec<(Range<usize>, Range<usize>)> {
+    let mut res: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+    for (i, unit) in units.iter().enumerate() {
         match res.last_mut() {
-            Some(span) if char_len(text.get(span.start..unit.end).unwrap_or("")) <= max_chars => {
+            Some((span, of_units))
+                if char_len(text.get(span.start..unit.end).unwrap_or("")) <= max_chars =>
+            {
                 span.end = unit.end;
+                of_units.end = i + 1;
             }
-            _ => res.push(unit.clone()),
+            _ => res.push((unit.clone(), i..i + 1)),
         }
     }
     res
@@ -198,15 +236,14 @@ fn split_long(text: &str, range: Range<usize>, max_chars: usize) -> Vec<Range<us
     let mut start = range.start;
     while start < range.end {
         let rest = text.get(start..range.end).unwrap_or("");
-        if char_len(rest) <= max_chars {
+        // Counting only up to the limit keeps a long line linear, not quadratic.
+        let Some((hard_end, _)) = rest.char_indices().nth(max_chars) else {
             res.push(start..range.end);
             break;
-        }
-        let hard_end = rest
-            .char_indices()
-            .nth(max_chars)
-            .map_or(rest.len(), |(i, _)| i);
-        let cut = rest[..hard_end]
+        };
+        let cut = rest
+            .get(..hard_end)
+            .unwrap_or(rest)
             .rfind(char::is_whitespace)
             .filter(|&i| i > 0)
             .unwrap_or(hard_end);
@@ -327,7 +364,70 @@ mod tests {
         );
     }
 
+    #[test]
+    fn shorten_cuts_at_a_space_and_marks_the_cut() {
+        assert_eq!(shorten("Short heading", 200), "Short heading");
+        assert!(matches!(shorten("Short heading", 200), Cow::Borrowed(_)));
+        assert_eq!(shorten("one two three four", 12), "one two…");
+        assert_eq!(shorten("onetwothreefour", 8), "onetwot…");
+        assert_eq!(shorten("ééééé", 4), "ééé…");
+        assert!(shorten(&"x ".repeat(1_000_000), 200).chars().count() <= 200);
+    }
+
+    /// `split_long` before issue 14, which counted the rest of a long line once per cut
+    /// (quadratic): the oracle of the linear one.
+    fn split_long_oracle(text: &str, range: Range<usize>, max_chars: usize) -> Vec<Range<usize>> {
+        let mut res = Vec::new();
+        let mut start = range.start;
+        while start < range.end {
+            let rest = &text[start..range.end];
+            if char_len(rest) <= max_chars {
+                res.push(start..range.end);
+                break;
+            }
+            let hard_end = rest
+                .char_indices()
+                .nth(max_chars)
+                .map_or(rest.len(), |(i, _)| i);
+            let cut = rest[..hard_end]
+                .rfind(char::is_whitespace)
+                .filter(|&i| i > 0)
+                .unwrap_or(hard_end);
+            res.push(start..start + cut);
+            start += cut;
+            let skipped = &text[start..range.end];
+            start += skipped.len() - skipped.trim_start().len();
+        }
+        res
+    }
+
     proptest! {
+        #[test]
+        fn split_long_agrees_with_the_quadratic_oracle(text in "[a-z é\\n]{0,400}", max in 1usize..60) {
+            prop_assert_eq!(split_long(&text, 0..text.len(), max), split_long_oracle(&text, 0..text.len(), max));
+        }
+
+        #[test]
+        fn each_piece_holds_exactly_the_units_inside_it(para in "[A-Za-z .!?é]{0,600}", max in 80usize..200) {
+            let block = Block::paragraph(para);
+            let text = block.text.trim();
+            let units: Vec<Range<usize>> = sentences(text)
+                .into_iter()
+                .flat_map(|r| split_long(text, r, max))
+                .collect();
+            let spans = pack(text, &units, max);
+            let got = pieces(&block, max);
+            prop_assert_eq!(spans.len(), got.len());
+            for ((span, _), piece) in spans.iter().zip(got) {
+                let expected: Vec<Range<usize>> = units
+                    .iter()
+                    .filter(|u| u.start >= span.start && u.end <= span.end)
+                    .map(|u| u.start - span.start..u.end - span.start)
+                    .collect();
+                prop_assert_eq!(piece.units, expected);
+            }
+        }
+
         #[test]
         fn fragments_respect_the_size_and_units_are_exact_slices(
             paras in proptest::collection::vec("\\PC{0,300}", 0..6),

@@ -164,14 +164,14 @@ pub enum DecodeError {
         /// Version this build reads.
         supported: u32,
     },
-    /// The payload is shorter than the header says: the file was cut off.
+    /// The data is shorter than the file announces: the file was cut off.
     Truncated {
-        /// Payload bytes the header announces.
+        /// Data bytes the file announces (an index's header, a query model's counts).
         expected: u64,
-        /// Payload bytes present.
+        /// Data bytes present.
         found: u64,
     },
-    /// Bytes follow the payload.
+    /// Bytes follow the data.
     TrailingBytes {
         /// How many.
         extra: u64,
@@ -191,33 +191,46 @@ pub enum DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.describe(f, "index", HEADER_LEN)
+    }
+}
+
+impl DecodeError {
+    /// The message for a file of kind `file` ("index", "query model") whose fixed part is
+    /// `header_len` bytes: one set of sentences for both file formats.
+    pub(crate) fn describe(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        file: &str,
+        header_len: usize,
+    ) -> fmt::Result {
         match self {
             DecodeError::TooShort { len } => {
                 write!(
                     f,
-                    "index is {len} bytes, shorter than its {HEADER_LEN}-byte header"
+                    "{file} is {len} bytes, shorter than its {header_len}-byte header"
                 )
             }
-            DecodeError::BadMagic => write!(f, "not an onrecord index (bad magic bytes)"),
+            DecodeError::BadMagic => write!(f, "not an onrecord {file} (bad magic bytes)"),
             DecodeError::UnsupportedVersion { found, supported } => write!(
                 f,
-                "index format version {found} is not supported (this build reads version {supported}); rebuild the index"
+                "{file} format version {found} is not supported (this build reads version {supported}); rebuild the {file}"
             ),
             DecodeError::Truncated { expected, found } => {
                 write!(
                     f,
-                    "index is truncated: payload has {found} of {expected} bytes"
+                    "{file} is truncated: its data has {found} of {expected} bytes"
                 )
             }
             DecodeError::TrailingBytes { extra } => {
-                write!(f, "index has {extra} unexpected bytes after its payload")
+                write!(f, "{file} has {extra} unexpected bytes after its data")
             }
             DecodeError::ChecksumMismatch { expected, found } => write!(
                 f,
-                "index is corrupt: checksum {found:08x} does not match {expected:08x}"
+                "{file} is corrupt: checksum {found:08x} does not match {expected:08x}"
             ),
-            DecodeError::Malformed(msg) => write!(f, "index payload is malformed: {msg}"),
-            DecodeError::Invalid(what) => write!(f, "index is inconsistent: {what}"),
+            DecodeError::Malformed(msg) => write!(f, "{file} payload is malformed: {msg}"),
+            DecodeError::Invalid(what) => write!(f, "{file} is inconsistent: {what}"),
         }
     }
 }
@@ -337,12 +350,21 @@ impl Index {
             if frag.doc as usize >= n_docs {
                 return Err(DecodeError::Invalid("a fragment names a missing document"));
             }
+            // A quote runs from one sentence's start to a later one's end, so the ranges must
+            // be in order and apart, not only each inside the text.
+            let mut last_end = 0;
             for &(start, end) in &frag.sentences {
                 if start > end || frag.text.get(start as usize..end as usize).is_none() {
                     return Err(DecodeError::Invalid(
                         "a sentence range is outside its fragment",
                     ));
                 }
+                if start < last_end {
+                    return Err(DecodeError::Invalid(
+                        "sentence ranges are not in order or overlap",
+                    ));
+                }
+                last_end = end;
             }
             let n_units = frag.sentences.len();
             if frag
@@ -368,6 +390,12 @@ impl Index {
             {
                 return Err(DecodeError::Invalid("a posting names a missing fragment"));
             }
+            // Lookups binary-search a term's postings by fragment.
+            if term.postings.windows(2).any(|p| p[0].0 >= p[1].0) {
+                return Err(DecodeError::Invalid(
+                    "postings are not sorted by fragment and unique",
+                ));
+            }
         }
         for pair in self.hint_terms.windows(2) {
             if pair[0].term >= pair[1].term {
@@ -382,6 +410,9 @@ impl Index {
             .any(|&(h, _)| h as usize >= n_hints)
         {
             return Err(DecodeError::Invalid("a hint posting names a missing hint"));
+        }
+        if self.site_words.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(DecodeError::Invalid("site words are not sorted and unique"));
         }
         if let Some(vectors) = &self.vectors {
             vectors.validate(n_frags)?;

@@ -48,6 +48,7 @@ mod crc;
 mod format;
 mod page;
 mod plain;
+mod question;
 mod retrieve;
 mod sentence;
 mod source;
@@ -63,7 +64,7 @@ pub use crate::answer::{
     assess, decide, explore, resolve,
 };
 pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};
-pub use crate::chunk::{FragmentDraft, chunk};
+pub use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, chunk, shorten};
 pub use crate::collection::{Collection, asks_about_decisions};
 pub use crate::format::{
     DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
@@ -71,6 +72,7 @@ pub use crate::format::{
 };
 pub use crate::page::{PageKind, asks_about_changes, page_kind};
 pub use crate::plain::{MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents};
+pub use crate::question::{MAX_QUESTION_CHARS, QuestionError, check_question};
 pub use crate::retrieve::{
     Fusion, Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_fused, retrieve_with,
 };
@@ -80,7 +82,7 @@ pub use crate::source::{
 };
 pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
 pub use crate::vector::{
-    MODEL_VERSION, QueryModel, VectorIndex, encode_query_model, search_vectors,
+    MODEL_VERSION, QueryModel, QueryModelError, VectorIndex, encode_query_model, search_vectors,
 };
-pub use crate::verify::verify_quote;
+pub use crate::verify::{MIN_QUOTE_WORDS, verify_quote};
 pub use crate::wordpiece::{WordPiece, basic_tokens};

@@ -12,6 +12,8 @@
 //! | n_rows × (u32 token id, f32 scale, dims × i8) | rows sorted by token id |
 //! | u32 CRC-32 of everything before | checksum |
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 use crate::bm25::Hit;
@@ -22,6 +24,8 @@ const MODEL_MAGIC: [u8; 8] = *b"ONRQMODL";
 /// The query-model file version this build reads.
 pub const MODEL_VERSION: u32 = 1;
 const NO_ROW: u32 = u32::MAX;
+/// Magic, version, dims, vocabulary length, rows and the checksum: the least a model file has.
+const MODEL_HEADER_LEN: usize = 28;
 /// How many of the vocabulary's most frequent whole words count as common English. BERT's
 /// vocabulary lists whole words roughly by frequency from "the" on; a question word among the
 /// first few thousand ("mind", "often", "put") is likely phrasing, one outside them ("redis",
@@ -46,9 +50,13 @@ pub struct QueryModel {
 
 impl QueryModel {
     /// Reads a model file, checking magic, version, checksum and every length. Never panics.
-    pub fn from_bytes(bytes: &[u8]) -> Result<QueryModel, DecodeError> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<QueryModel, QueryModelError> {
+        QueryModel::decode(bytes).map_err(QueryModelError)
+    }
+
+    fn decode(bytes: &[u8]) -> Result<QueryModel, DecodeError> {
         let mut r = Reader { bytes, pos: 0 };
-        if bytes.len() < 28 {
+        if bytes.len() < MODEL_HEADER_LEN {
             return Err(DecodeError::TooShort { len: bytes.len() });
         }
         if r.take(8)? != MODEL_MAGIC {
@@ -186,6 +194,26 @@ impl QueryModel {
     }
 }
 
+/// Why query-model bytes could not be read: the same kinds of failure as an index's
+/// ([`DecodeError`]), with messages that name the query model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryModelError(DecodeError);
+
+impl QueryModelError {
+    /// What went wrong.
+    pub fn kind(&self) -> &DecodeError {
+        &self.0
+    }
+}
+
+impl fmt::Display for QueryModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.describe(f, "query model", MODEL_HEADER_LEN)
+    }
+}
+
+impl std::error::Error for QueryModelError {}
+
 /// Fragment vectors: one int8 row (with its scale) per fragment, for the model with `model_checksum`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VectorIndex {
@@ -318,9 +346,10 @@ impl<'a> Reader<'a> {
             .checked_add(n)
             .filter(|&e| e <= self.bytes.len().saturating_sub(4));
         let Some(end) = end else {
+            // Both counted without the trailing checksum, as the index counts its payload.
             return Err(DecodeError::Truncated {
-                expected: (self.pos + n) as u64,
-                found: self.bytes.len() as u64,
+                expected: self.pos.saturating_add(n) as u64,
+                found: self.bytes.len().saturating_sub(4) as u64,
             });
         };
         let slice = &self.bytes[self.pos..end];

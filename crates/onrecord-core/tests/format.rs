@@ -224,6 +224,47 @@ fn a_well_checksummed_but_inconsistent_payload_is_invalid() {
     );
 }
 
+// Issue 14, item 6: a quote runs from one sentence's start to a later one's end, so ranges that
+// are each inside the text but out of order made `ask` quote "" with start > end.
+#[test]
+fn sentence_ranges_out_of_order_or_overlapping_are_invalid() {
+    for sentences in [
+        vec![(24, 48), (0, 23)],
+        vec![(0, 30), (20, 48)],
+        vec![(5, 10), (5, 10)],
+    ] {
+        let mut index = fixture();
+        assert!(index.fragments[0].text.len() >= 48);
+        index.fragments[0].sentences = sentences.clone();
+        let err = Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).unwrap_err();
+        assert_eq!(
+            err,
+            DecodeError::Invalid("sentence ranges are not in order or overlap"),
+            "{sentences:?}"
+        );
+    }
+    // Adjacent and empty ranges are fine (the table rows named units past these three).
+    let mut index = fixture();
+    index.fragments[0].sentences = vec![(0, 10), (10, 10), (10, 20)];
+    index.fragments[0].table_rows.clear();
+    assert!(Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).is_ok());
+}
+
+#[test]
+fn postings_out_of_order_or_repeated_are_invalid() {
+    // Lookups binary-search a term's postings by fragment.
+    assert!(fixture().fragments.len() >= 2);
+    for postings in [vec![(1, 1), (0, 1)], vec![(0, 1), (0, 2)]] {
+        let mut index = fixture();
+        index.terms[0].postings = postings;
+        let err = Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).unwrap_err();
+        assert_eq!(
+            err,
+            DecodeError::Invalid("postings are not sorted by fragment and unique")
+        );
+    }
+}
+
 /// A header with a valid checksum around arbitrary payload bytes.
 fn with_header(payload: &[u8]) -> Vec<u8> {
     let mut out = b"ONRINDEX".to_vec();

@@ -60,8 +60,8 @@ pub struct ClaimDto {
 
 /// Every error response: a fixed message that never contains upstream text, URLs or keys.
 #[derive(Debug, Serialize)]
-pub(crate) struct ErrorDto {
-    pub(crate) error: &'static str,
+pub(crate) struct ErrorDto<'a> {
+    pub(crate) error: &'a str,
 }
 
 /// The provisional SSE event: the model's answer so far, unchecked, shown only until the

@@ -9,8 +9,6 @@ use crate::api::{ClaimDto, SummaryDto};
 /// At most this many claims; a reply with more is refused whole (a flood of overlapping quotes
 /// is not an answer).
 pub(crate) const MAX_CLAIMS: usize = 8;
-/// A quote needs this many words: a single word "verifies" almost anywhere.
-const MIN_QUOTE_WORDS: usize = 3;
 /// The model's own wording is cut to this many characters.
 const MAX_ANSWER_CHARS: usize = 600;
 
@@ -54,17 +52,18 @@ pub(crate) fn check(
         return decline("model-declined", reply.claims.len());
     }
     let mut claims: Vec<ClaimDto> = Vec::new();
+    let mut dropped = 0;
     for claim in &reply.claims {
-        if let Some(c) = verified(index, sent, claim) {
-            if !claims
-                .iter()
-                .any(|k| k.fragment == c.fragment && k.start == c.start && k.end == c.end)
-            {
-                claims.push(c);
-            }
+        match verified(index, sent, claim) {
+            // The same quote twice is shown once; a repeat is no unchecked quote.
+            Some(c)
+                if claims
+                    .iter()
+                    .any(|k| k.fragment == c.fragment && k.start == c.start && k.end == c.end) => {}
+            Some(c) => claims.push(c),
+            None => dropped += 1,
         }
     }
-    let dropped = reply.claims.len() - claims.len();
     if claims.is_empty() {
         return decline("no-verified-quote", dropped);
     }
@@ -77,9 +76,11 @@ pub(crate) fn check(
     }
 }
 
-/// A claim that cites a sent fragment and quotes it; the text is taken from the fragment.
+/// A claim that cites a sent fragment and quotes it (whole words, at least
+/// [`onrecord_core::MIN_QUOTE_WORDS`]: the core's rule, the same the browser checks); the text
+/// is taken from the fragment.
 fn verified(index: &Index, sent: &[u32], claim: &ModelClaim) -> Option<ClaimDto> {
-    if !sent.contains(&claim.fragment) || claim.quote.split_whitespace().count() < MIN_QUOTE_WORDS {
+    if !sent.contains(&claim.fragment) {
         return None;
     }
     let frag = index.fragments.get(claim.fragment as usize)?;
@@ -112,8 +113,9 @@ fn decline(reason: &'static str, dropped: usize) -> SummaryDto {
 }
 
 /// The `answer` string of a reply that is still being written, for the provisional display:
-/// the JSON string value after `"answer":`, decoded as far as it goes. `None` until it starts.
-pub(crate) fn partial_answer(buf: &str) -> Option<String> {
+/// the JSON string value after `"answer":`, decoded as far as it goes, and whether it is
+/// complete (its closing quote arrived, or it reached the display cap). `None` until it starts.
+pub(crate) fn partial_answer(buf: &str) -> Option<(String, bool)> {
     let key = buf.find("\"answer\"")?;
     let rest = buf.get(key + "\"answer\"".len()..)?.trim_start();
     let rest = rest.strip_prefix(':')?.trim_start();
@@ -122,15 +124,22 @@ pub(crate) fn partial_answer(buf: &str) -> Option<String> {
     let mut chars = rest.chars();
     while let Some(c) = chars.next() {
         match c {
-            '"' => break,
+            '"' => return Some((out, true)),
             '\\' => match chars.next() {
                 Some('n') | Some('t') | Some('r') => out.push(' '),
                 Some('u') => {
                     let hex: String = chars.by_ref().take(4).collect();
-                    if let Some(c) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
-                        out.push(c);
+                    if hex.len() < 4 {
+                        // Half an escape: wait for the rest ("\u00" is not NUL).
+                        break;
+                    }
+                    match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                        Some(c) if c.is_control() => out.push(' '),
+                        Some(c) => out.push(c),
+                        None => {}
                     }
                 }
+                Some(c) if c.is_control() => out.push(' '),
                 Some(c) => out.push(c),
                 None => break,
             },
@@ -138,26 +147,116 @@ pub(crate) fn partial_answer(buf: &str) -> Option<String> {
             c => out.push(c),
         }
         if out.chars().count() >= MAX_ANSWER_CHARS {
-            break;
+            return Some((out, true));
         }
     }
-    Some(out)
+    Some((out, false))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use onrecord_core::{
+        Block, IndexBuilder, IndexSettings, Lang, SourceDoc, SourceSection, chunk,
+    };
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    const TEXT: &str =
+        "Unused parts and accessories can be returned within 60 days. Helmets only sealed.";
+
+    fn index() -> Index {
+        let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+        for (i, text) in [TEXT, "You have 30 days from the day of delivery."]
+            .iter()
+            .enumerate()
+        {
+            let doc = SourceDoc {
+                path: format!("{i}.md"),
+                url: format!("/{i}/"),
+                title: "Returns".into(),
+                lang: Lang::English,
+                themes: vec![],
+                collection: None,
+                sections: vec![SourceSection {
+                    heading_path: vec!["Parts".into()],
+                    anchor: "parts".into(),
+                    blocks: vec![Block::paragraph(*text)],
+                }],
+            };
+            builder.add(&doc, &chunk(&doc, 800));
+        }
+        builder.finish()
+    }
+
+    /// Model output: the contract's shape with quotes cut anywhere from the fragments, or
+    /// that shape broken.
+    fn model_output() -> impl Strategy<Value = String> {
+        let claim =
+            (0..TEXT.len(), 0..TEXT.len(), 0u32..4, any::<bool>()).prop_map(|(a, b, f, upper)| {
+                let (a, b) = (a.min(b), a.max(b));
+                let quote = TEXT.get(a..b).unwrap_or("");
+                let quote = if upper {
+                    quote.to_uppercase()
+                } else {
+                    quote.to_string()
+                };
+                json!({"quote": quote, "fragment": f})
+            });
+        (
+            any::<bool>(),
+            proptest::collection::vec(claim, 0..10),
+            0usize..400,
+            any::<u8>(),
+        )
+            .prop_map(|(found, claims, cut, junk)| {
+                let whole = json!({"found": found, "answer": "a", "claims": claims}).to_string();
+                match junk % 4 {
+                    0 => whole.get(..cut.min(whole.len())).unwrap_or("").to_string(),
+                    1 => format!("{whole}{}", char::from(junk)),
+                    _ => whole,
+                }
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn any_model_output_gives_verified_claims_or_a_decline(content in model_output()) {
+            let index = index();
+            let s = check(&index, &[0, 1], &content, Some("stop"));
+            for c in &s.claims {
+                prop_assert!(c.fragment < 2);
+                let text = &index.fragments[c.fragment as usize].text;
+                prop_assert_eq!(text.get(c.start as usize..c.end as usize), Some(c.text.as_str()));
+                prop_assert_eq!(onrecord_core::verify_quote(text, &c.text), Some(c.start as usize..c.end as usize));
+            }
+            prop_assert_eq!(s.mode == "answer", !s.claims.is_empty());
+        }
+
+        #[test]
+        fn a_partial_answer_never_panics_and_never_grows_past_the_cap(buf in "\\PC{0,80}(\"answer\" ?: ?\")?(\\PC|\\\\u[0-9a-f]{0,4}|\\\\.){0,700}") {
+            if let Some((text, _)) = partial_answer(&buf) {
+                prop_assert!(text.chars().count() <= MAX_ANSWER_CHARS);
+                prop_assert!(!text.contains('\0'));
+            }
+        }
+    }
 
     #[test]
     fn partial_answer_follows_the_stream() {
         assert_eq!(partial_answer("{\"found\": true, \"ans"), None);
         assert_eq!(
             partial_answer("{\"found\":true,\"answer\":\"Ref"),
-            Some("Ref".into())
+            Some(("Ref".into(), false))
         );
         assert_eq!(
             partial_answer("{\"answer\": \"a \\\"b\\\"\\nc\\u00e9\", \"claims\": []}"),
-            Some("a \"b\" cé".into())
+            Some(("a \"b\" cé".into(), true))
+        );
+        assert_eq!(
+            partial_answer("{\"answer\": \"x\\u00"),
+            Some(("x".into(), false)),
+            "half an escape waits"
         );
     }
 }

@@ -11,6 +11,7 @@ mod api;
 mod cache;
 mod gate;
 mod limits;
+mod listen;
 mod prompt;
 mod runlog;
 mod server;
@@ -43,6 +44,16 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// Time to receive the whole request body (a slow sender gets 408).
     pub body_timeout: Duration,
+    /// Time to receive a request's headers, from the connection opening or the previous reply
+    /// ending: a connection that stays silent (idle) or trickles its headers is closed.
+    pub header_timeout: Duration,
+    /// A reply the client leaves unread for this long (its window stays full) closes the
+    /// connection, and ends the model call behind it.
+    pub write_timeout: Duration,
+    /// Open connections at once; a connection beyond this gets 503 and is closed.
+    pub max_connections: usize,
+    /// Open connections from one client address (an IPv6 /64); beyond this, 503 and closed.
+    pub max_connections_per_client: usize,
     /// Fragment ids per request.
     pub max_fragments: usize,
     /// Answer cache size; 0 turns the cache off.
@@ -70,6 +81,10 @@ impl Config {
             max_in_flight: 1024,
             max_body_bytes: 4096,
             body_timeout: Duration::from_secs(5),
+            header_timeout: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(30),
+            max_connections: 4096,
+            max_connections_per_client: 64,
             max_fragments: 8,
             cache_bytes: 16 << 20,
             allow_origin: None,

@@ -1,9 +1,9 @@
 //! Rate limits: a token bucket per client address and one for everyone, each answering with
-//! how long to wait.
+//! how long to wait; and the count of open connections, in all and per client address.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A bucket's size and refill rate.
@@ -104,6 +104,71 @@ impl Limiter {
     }
 }
 
+/// Open connections, in all and per client address (keyed as for the rate limits).
+pub(crate) struct Connections {
+    max: usize,
+    max_per_client: usize,
+    open: Mutex<(usize, HashMap<IpAddr, usize>)>,
+}
+
+/// One open connection's place; dropping it gives the place back.
+pub(crate) struct Slot {
+    connections: Arc<Connections>,
+    key: IpAddr,
+}
+
+impl Connections {
+    pub(crate) fn new(max: usize, max_per_client: usize) -> Arc<Connections> {
+        Arc::new(Connections {
+            max,
+            max_per_client,
+            open: Mutex::new((0, HashMap::new())),
+        })
+    }
+
+    /// A place for a new connection from `ip`, or `None` when it would pass either cap. The
+    /// map holds only addresses with open connections, so it never outgrows `max`.
+    pub(crate) fn open(self: &Arc<Self>, ip: IpAddr) -> Option<Slot> {
+        let key = client_key(ip);
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let (total, per_client) = &mut *open;
+        let mine = per_client.get(&key).copied().unwrap_or(0);
+        if *total >= self.max || mine >= self.max_per_client {
+            return None;
+        }
+        *total += 1;
+        per_client.insert(key, mine + 1);
+        Some(Slot {
+            connections: self.clone(),
+            key,
+        })
+    }
+
+    /// Connections open now.
+    #[cfg(test)]
+    fn count(&self) -> usize {
+        self.open.lock().map(|o| o.0).unwrap_or(0)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut open = self
+            .connections
+            .open
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let (total, per_client) = &mut *open;
+        *total = total.saturating_sub(1);
+        if let Some(n) = per_client.get_mut(&self.key) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                per_client.remove(&self.key);
+            }
+        }
+    }
+}
+
 fn client_key(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V4(_) => ip,
@@ -162,6 +227,26 @@ mod tests {
         let l = Limiter::new(LOOSE, TIGHT, 100);
         assert!(l.global().is_ok() && l.global().is_ok());
         assert!(l.global().is_err());
+    }
+
+    #[test]
+    fn connection_places_are_capped_in_all_and_per_client_and_given_back() {
+        let c = Connections::new(3, 2);
+        let a: IpAddr = "2001:db8::1".parse().unwrap();
+        let a2: IpAddr = "2001:db8::2".parse().unwrap();
+        let b: IpAddr = "192.0.2.1".parse().unwrap();
+        let first = c.open(a).unwrap();
+        let _second = c.open(a2).unwrap();
+        assert!(c.open(a).is_none(), "the /64 has its two");
+        let _third = c.open(b).unwrap();
+        assert!(
+            c.open("192.0.2.2".parse().unwrap()).is_none(),
+            "three in all"
+        );
+        assert_eq!(c.count(), 3);
+        drop(first);
+        assert_eq!(c.count(), 2);
+        assert!(c.open(a).is_some());
     }
 
     #[test]

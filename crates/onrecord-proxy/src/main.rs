@@ -23,7 +23,20 @@ const USAGE: &str = "usage: onrecord-proxy --index FILE --upstream URL --model N
   --client-rate N/S      per-address burst/refill per second (default 5/0.2)
   --global-rate N/S      upstream calls, all clients (default 60/2)
   --max-in-flight N      model calls at once (default 1024)
-  --no-cache             answer every question afresh";
+  --no-cache             answer every question afresh
+
+Connections (HTTP/1.1 only; HTTP/2 without TLS is not spoken):
+  --max-connections N    open connections at once (default 4096)
+  --max-connections-per-client N
+                         open connections from one address, an IPv6 /64 (default 64);
+                         a connection beyond either cap gets 503 with Retry-After and is closed
+  --header-timeout-secs N
+                         a request's headers must arrive within N seconds of connecting or of
+                         the previous reply, else the connection is closed: idle and
+                         slow-header (slowloris) connections end there (default 10)
+  --write-timeout-secs N a reply the client leaves unread for N seconds closes the connection
+                         and ends the model call (default 30)
+  Request bodies: at most 4096 bytes (413), all of it within 5 seconds (408).";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -88,6 +101,16 @@ fn main() -> Result<()> {
             "--client-rate" => cfg.per_client = rate(&value).with_context(bad)?,
             "--global-rate" => cfg.global = rate(&value).with_context(bad)?,
             "--max-in-flight" => cfg.max_in_flight = value.parse().with_context(bad)?,
+            "--max-connections" => cfg.max_connections = positive(&value).with_context(bad)?,
+            "--max-connections-per-client" => {
+                cfg.max_connections_per_client = positive(&value).with_context(bad)?
+            }
+            "--header-timeout-secs" => {
+                cfg.header_timeout = Duration::from_secs(positive(&value).with_context(bad)?)
+            }
+            "--write-timeout-secs" => {
+                cfg.write_timeout = Duration::from_secs(positive(&value).with_context(bad)?)
+            }
             _ => bail!("unknown option {arg}\n\n{USAGE}"),
         }
     }
@@ -108,6 +131,11 @@ fn main() -> Result<()> {
             .await
             .context("serving")
     })
+}
+
+/// A whole number above zero (a zero cap or timeout would refuse everything at once).
+fn positive<T: std::str::FromStr + PartialOrd + From<u8>>(value: &str) -> Option<T> {
+    value.parse().ok().filter(|n: &T| *n > T::from(0))
 }
 
 fn rate(value: &str) -> Option<Rate> {

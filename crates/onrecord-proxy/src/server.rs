@@ -1,5 +1,6 @@
 //! The HTTP server: one route, checks in order of cost, then the model, as JSON or SSE.
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -17,7 +18,8 @@ use axum::http::header::{
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use onrecord_core::{FORMAT_VERSION, Index};
+use http_body_util::LengthLimitError;
+use onrecord_core::{FORMAT_VERSION, Index, MAX_QUESTION_CHARS, QuestionError, check_question};
 use serde::Serialize;
 use serde_json::json;
 use tokio::net::TcpListener;
@@ -27,10 +29,11 @@ use crate::Config;
 use crate::api::{AskRequest, ErrorDto, ProvisionalDto, SummaryDto};
 use crate::cache::{self, Cache};
 use crate::gate;
-use crate::limits::{Limiter, retry_after_secs};
+use crate::limits::{Connections, Limiter, retry_after_secs};
+use crate::listen;
 use crate::prompt;
 use crate::runlog::{Entry, RunLog};
-use crate::upstream::{self, ApiKey, AsyncText, NoText, UpstreamError};
+use crate::upstream::{self, AsyncText, KeyFilter, NoText, UpstreamError};
 
 /// A configured proxy over one index.
 pub struct Proxy {
@@ -91,24 +94,34 @@ impl Proxy {
             .with_state(self.state.clone())
     }
 
-    /// Serves until `shutdown` resolves, then lets requests in flight finish.
+    /// Serves HTTP/1.1 until `shutdown` resolves, then lets requests in flight finish. Slow,
+    /// idle and surplus connections are closed (see `listen.rs` and [`Config`]).
     pub async fn serve(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let app = self
-            .router()
-            .into_make_service_with_connect_info::<SocketAddr>();
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown)
-            .await
+        let cfg = &self.state.cfg;
+        let connections = Connections::new(cfg.max_connections, cfg.max_connections_per_client);
+        listen::serve(self.router(), cfg, connections, listener, shutdown).await
+    }
+
+    /// Serves one connection over any byte stream, with the same timeouts (no connection
+    /// caps: there is no listener). For tests and fuzzing over in-memory pipes.
+    pub async fn serve_connection<I>(&self, io: I, peer: SocketAddr)
+    where
+        I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        listen::serve_io(self.router(), &self.state.cfg, io, peer).await;
     }
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// A question shorter than this is refused before it costs a model call.
+const MIN_QUESTION_CHARS: usize = 3;
 
 /// A request that passed every check.
 struct Valid {
@@ -196,12 +209,16 @@ async fn handle(st: Arc<AppState>, peer: SocketAddr, req: Request) -> Response {
     .await;
     let body = match body {
         Err(_) => return error(StatusCode::REQUEST_TIMEOUT, "request body too slow"),
-        Ok(Err(_)) => return error(StatusCode::PAYLOAD_TOO_LARGE, "request body too large"),
+        Ok(Err(e)) if is_too_large(&e) => {
+            return error(StatusCode::PAYLOAD_TOO_LARGE, "request body too large");
+        }
+        // A malformed body (bad chunked framing, a connection cut mid-body) is no size problem.
+        Ok(Err(_)) => return error(StatusCode::BAD_REQUEST, "request body is malformed"),
         Ok(Ok(body)) => body,
     };
     let valid = match validate(&st, &body) {
         Ok(v) => v,
-        Err((status, message)) => return error(status, message),
+        Err((status, message)) => return error(status, &message),
     };
     let started = Instant::now();
     let cached = (st.cfg.cache_bytes > 0)
@@ -234,21 +251,45 @@ async fn handle(st: Arc<AppState>, peer: SocketAddr, req: Request) -> Response {
     }
 }
 
+/// Whether reading the body failed on the size cap (rather than on its framing).
+fn is_too_large(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if s.is::<LengthLimitError>() {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
 /// The request, checked against the proxy's own index; the error is the status and message.
-fn validate(st: &AppState, body: &[u8]) -> Result<Valid, (StatusCode, &'static str)> {
+fn validate(st: &AppState, body: &[u8]) -> Result<Valid, (StatusCode, Cow<'static, str>)> {
     let ask: AskRequest = serde_json::from_slice(body).map_err(|_| {
         (
             StatusCode::BAD_REQUEST,
-            "request must be JSON {indexVersion, corpusHash, question, fragments} and nothing else",
+            "request must be JSON {indexVersion, corpusHash, question, fragments} and nothing else"
+                .into(),
         )
     })?;
-    let question = ask.question.trim();
-    if !(3..=500).contains(&question.chars().count()) {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            "question must be 3 to 500 characters",
-        ));
-    }
+    // The core's rule (length, no control characters), then a floor of our own: a model call
+    // costs money, and a question of one or two characters is not worth one.
+    let question = match check_question(&ask.question) {
+        Ok(q) if q.chars().count() >= MIN_QUESTION_CHARS => q,
+        Ok(_) | Err(QuestionError::TooLong { .. }) => {
+            return Err((
+                StatusCode::BAD_REQUEST,
+                format!("question must be {MIN_QUESTION_CHARS} to {MAX_QUESTION_CHARS} characters")
+                    .into(),
+            ));
+        }
+        Err(_) => {
+            return Err((
+                StatusCode::BAD_REQUEST,
+                "question must not contain control characters".into(),
+            ));
+        }
+    };
     let mut sorted = ask.fragments.clone();
     sorted.sort_unstable();
     sorted.dedup();
@@ -258,20 +299,20 @@ fn validate(st: &AppState, body: &[u8]) -> Result<Valid, (StatusCode, &'static s
     {
         return Err((
             StatusCode::UNPROCESSABLE_ENTITY,
-            "send between 1 and the allowed number of distinct fragment ids",
+            "send between 1 and the allowed number of distinct fragment ids".into(),
         ));
     }
     if ask.index_version != FORMAT_VERSION || ask.corpus_hash != st.corpus_hex {
         return Err((
             StatusCode::CONFLICT,
-            "index version or corpus hash differs from the proxy's index; reload the page",
+            "index version or corpus hash differs from the proxy's index; reload the page".into(),
         ));
     }
     if sorted
         .iter()
         .any(|&id| id as usize >= st.index.fragments.len())
     {
-        return Err((StatusCode::BAD_REQUEST, "unknown fragment id"));
+        return Err((StatusCode::BAD_REQUEST, "unknown fragment id".into()));
     }
     let key = cache::key(
         ask.index_version,
@@ -366,20 +407,20 @@ fn log(st: &AppState, valid: &Valid, res: Result<&SummaryDto, &str>, started: In
 }
 
 /// Sends provisional text to the browser as the model writes, one event per change of the
-/// answer text.
+/// answer text, with the key filtered out.
 struct Provisional {
     tx: mpsc::Sender<Bytes>,
-    key: Option<ApiKey>,
+    key: Option<KeyFilter>,
     last: String,
 }
 
 impl AsyncText for Provisional {
     async fn text(&mut self, so_far: &str) {
-        let Some(mut text) = gate::partial_answer(so_far) else {
+        let Some((mut text, complete)) = gate::partial_answer(so_far) else {
             return;
         };
         if let Some(key) = &self.key {
-            text = key.redact(&text);
+            text = key.filter(&text, !complete);
         }
         if text != self.last {
             // A closed channel means the client left; the select in `stream` ends the call.
@@ -406,7 +447,7 @@ fn stream(
         let _permit = permit;
         let sink = Provisional {
             tx: tx.clone(),
-            key: st.cfg.upstream.key.clone(),
+            key: st.cfg.upstream.key.as_ref().and_then(KeyFilter::new),
             last: String::new(),
         };
         let res = tokio::select! {
@@ -472,7 +513,7 @@ fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
     resp
 }
 
-fn error(status: StatusCode, message: &'static str) -> Response {
+fn error(status: StatusCode, message: &str) -> Response {
     json_response(status, &ErrorDto { error: message })
 }
 

@@ -4,6 +4,7 @@
 //! Errors carry a kind, never upstream text: `reqwest::Error` prints the request URL, and a URL
 //! or a body could carry the key, so none of it reaches a response or a log line.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -11,8 +12,8 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AF
 use serde::Deserialize;
 use tokio::time::{sleep, timeout};
 
-/// The upstream API key. It has no `Display`, its `Debug` is redacted, and the header built
-/// from it is marked sensitive.
+/// The upstream API key. It has no `Display`, its `Debug` is redacted, the header built from it
+/// is marked sensitive, and text shown to visitors passes a `KeyFilter`.
 #[derive(Clone)]
 pub struct ApiKey(String);
 
@@ -20,16 +21,6 @@ impl ApiKey {
     /// Wraps a key read from the environment.
     pub fn new(key: String) -> ApiKey {
         ApiKey(key)
-    }
-
-    /// `text` with every occurrence of the key replaced: an upstream that echoes the key back
-    /// in its output must not get it shown to a visitor.
-    pub(crate) fn redact(&self, text: &str) -> String {
-        if self.0.is_empty() {
-            text.to_string()
-        } else {
-            text.replace(&self.0, "[redacted]")
-        }
     }
 
     /// Whether the key can be sent at all (printable ASCII, as an HTTP header needs).
@@ -41,6 +32,66 @@ impl ApiKey {
         let mut value = HeaderValue::from_str(&format!("Bearer {}", self.0)).ok()?;
         value.set_sensitive(true);
         Some(value)
+    }
+}
+
+/// The shortest run of the key's characters that is redacted (the whole key, if it is
+/// shorter): a visitor may see at most seven characters of the key in one place, and ordinary
+/// words almost never share eight characters in a row with a random key.
+const MIN_KEY_RUN: usize = 8;
+
+/// Keeps the key out of text shown to a visitor, also when the text arrives a piece at a time
+/// (an upstream that echoes the key token by token, or as `\u` escapes, or mixed with other
+/// words): every run of at least [`MIN_KEY_RUN`] consecutive characters of the key becomes
+/// `[redacted]`, and while the text can still grow, a tail that could become such a run is
+/// held back.
+pub(crate) struct KeyFilter {
+    key: Vec<char>,
+    run: usize,
+    runs: HashSet<Vec<char>>,
+}
+
+impl KeyFilter {
+    /// `None` for an empty key (nothing to hide).
+    pub(crate) fn new(key: &ApiKey) -> Option<KeyFilter> {
+        let key: Vec<char> = key.0.chars().collect();
+        let run = MIN_KEY_RUN.min(key.len());
+        let runs = key.windows(run.max(1)).map(<[char]>::to_vec).collect();
+        (run > 0).then_some(KeyFilter { key, run, runs })
+    }
+
+    /// `text` as a visitor may see it; `more` says the text may still grow.
+    pub(crate) fn filter(&self, text: &str, more: bool) -> String {
+        let chars: Vec<char> = text.chars().collect();
+        let n = chars.len();
+        let in_key = |piece: &[char]| self.key.windows(piece.len()).any(|w| w == piece);
+        let ends_in_run = n >= self.run && self.runs.contains(&chars[n - self.run..]);
+        let held = if more && !ends_in_run {
+            (1..self.run.min(n + 1))
+                .rev()
+                .find(|&len| in_key(&chars[n - len..]))
+                .unwrap_or(0)
+        } else {
+            0
+        };
+        let shown = &chars[..n - held];
+        let mut out = String::with_capacity(text.len());
+        let mut i = 0;
+        while i < shown.len() {
+            let end = i + self.run;
+            if end <= shown.len() && self.runs.contains(&shown[i..end]) {
+                let mut end = end;
+                while end < shown.len() && in_key(&shown[i..=end]) {
+                    end += 1;
+                }
+                out.push_str("[redacted]");
+                i = end;
+            } else {
+                out.push(shown[i]);
+                i += 1;
+            }
+        }
+        out
     }
 }
 
@@ -427,4 +478,78 @@ struct WholeChoice {
 #[derive(Deserialize)]
 struct Message {
     content: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const KEY: &str = "sk-test-9Qe2Lm7Xv4Rb8Tn1Kc5Wd3Hy6Zp0Fs";
+
+    fn longest_key_run(text: &str, key: &str) -> usize {
+        let key: Vec<char> = key.chars().collect();
+        let text: Vec<char> = text.chars().collect();
+        (0..text.len())
+            .flat_map(|i| (0..key.len()).map(move |j| (i, j)))
+            .map(|(i, j)| {
+                text[i..]
+                    .iter()
+                    .zip(&key[j..])
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn a_key_arriving_a_character_at_a_time_is_never_shown() {
+        let filter = KeyFilter::new(&ApiKey::new(KEY.into())).unwrap();
+        let text = format!("key: {KEY} end");
+        let mut shown = Vec::new();
+        for end in text.char_indices().map(|(i, _)| i).skip(1) {
+            shown.push(filter.filter(&text[..end], true));
+        }
+        shown.push(filter.filter(&text, false));
+        for s in &shown {
+            assert!(longest_key_run(s, KEY) < 3, "{s:?}");
+        }
+        assert_eq!(shown.last().unwrap(), "key: [redacted] end");
+        // A key shorter than the run is redacted whole, and only whole.
+        let short = KeyFilter::new(&ApiKey::new("abc".into())).unwrap();
+        assert_eq!(
+            short.filter("ab abc abcabc", false),
+            "ab [redacted] [redacted][redacted]"
+        );
+        assert!(KeyFilter::new(&ApiKey::new(String::new())).is_none());
+    }
+
+    proptest! {
+        // Whatever the text around it and however it is cut, no draft holds eight characters
+        // of the key in a row, and the finished text holds no piece of it that long either.
+        #[test]
+        fn no_draft_shows_a_run_of_the_key(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just(KEY.to_string()),
+                    (0..KEY.len(), 1..KEY.len()).prop_map(|(a, n)| KEY[a..(a + n).min(KEY.len())].to_string()),
+                    "[a-zA-Z0-9 .-]{0,12}",
+                ],
+                0..8,
+            ),
+            cuts in proptest::collection::vec(any::<usize>(), 0..20),
+        ) {
+            let filter = KeyFilter::new(&ApiKey::new(KEY.into())).unwrap();
+            let text: String = parts.concat();
+            let mut ends: Vec<usize> = cuts.iter().map(|c| c % (text.len() + 1)).collect();
+            ends.sort_unstable();
+            for end in ends {
+                let shown = filter.filter(&text[..end], true);
+                prop_assert!(longest_key_run(&shown, KEY) < MIN_KEY_RUN, "{:?}", shown);
+            }
+            let done = filter.filter(&text, false);
+            prop_assert!(longest_key_run(&done, KEY) < MIN_KEY_RUN, "{:?}", done);
+        }
+    }
 }

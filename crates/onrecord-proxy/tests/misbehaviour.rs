@@ -955,3 +955,248 @@ async fn cors_echoes_only_the_configured_origin() {
     cfg.allow_origin = Some("*".into());
     assert!(onrecord_proxy::Proxy::new(&demo().0, cfg).is_err());
 }
+
+// Issue 14, item 1: an upstream that echoes the key a piece at a time.
+
+/// The longest run of the key's characters in `text`.
+fn longest_key_run(text: &str) -> usize {
+    let key: Vec<char> = CANARY.chars().collect();
+    let text: Vec<char> = text.chars().collect();
+    let mut best = 0;
+    for i in 0..text.len() {
+        for j in 0..key.len() {
+            let n = text[i..]
+                .iter()
+                .zip(&key[j..])
+                .take_while(|(a, b)| a == b)
+                .count();
+            best = best.max(n);
+        }
+    }
+    best
+}
+
+/// Streams `content` one character per event and returns the provisional texts.
+async fn drafts_of(content: String) -> (Harness, Vec<String>) {
+    let pieces = content.chars().count();
+    let h = start(
+        move |_, _| Reply::Stream {
+            content: content.clone(),
+            pieces,
+            pace: Duration::ZERO,
+            finish: Some("stop"),
+            done: true,
+        },
+        |_| {},
+    )
+    .await;
+    let events = h.ask_sse(Q, &[bikes()]).await;
+    assert_eq!(events.last().map(|e| e.0.as_str()), Some("summary"));
+    let drafts = events
+        .iter()
+        .filter(|(name, _)| name == "provisional")
+        .map(|(_, data)| data["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    (h, drafts)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_never_reaches_a_draft_token_by_token() {
+    let answer = format!("Your key is {CANARY}. Thanks.");
+    let content = json!({"found": false, "answer": answer, "claims": []}).to_string();
+    let (_, drafts) = drafts_of(content).await;
+    assert!(drafts.len() > 10, "{drafts:?}");
+    for d in &drafts {
+        assert!(longest_key_run(d) < 3, "key piece in a draft: {d:?}");
+    }
+    assert_eq!(
+        drafts.last().map(String::as_str),
+        Some("Your key is [redacted]. Thanks.")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_never_reaches_a_draft_as_unicode_escapes() {
+    // Every character of the key as a \u escape, cut into one-character events, so that half
+    // escapes ("\u00") arrive on their own.
+    let escaped: String = CANARY
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect();
+    let content =
+        format!("{{\"found\": false, \"answer\": \"Key: {escaped} end\", \"claims\": []}}");
+    let (_, drafts) = drafts_of(content).await;
+    for d in &drafts {
+        assert!(longest_key_run(d) < 3, "key piece in a draft: {d:?}");
+        assert!(!d.contains('\0'), "half an escape decoded as NUL: {d:?}");
+    }
+    assert_eq!(
+        drafts.last().map(String::as_str),
+        Some("Key: [redacted] end")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_never_reaches_a_draft_interleaved_with_other_words() {
+    // Partial echoes, a whole one, a lowercase one and ordinary words, mixed.
+    let head: String = CANARY.chars().take(12).collect();
+    let tail: String = CANARY.chars().skip(10).collect();
+    let answer = format!(
+        "first {head} then words, then {CANARY}{CANARY} and {tail}; also sk-proj short sk- and {}",
+        &CANARY[..7]
+    );
+    let content = json!({"found": false, "answer": answer, "claims": []}).to_string();
+    let (_, drafts) = drafts_of(content).await;
+    for d in &drafts {
+        assert!(longest_key_run(d) < 8, "a run of the key in a draft: {d:?}");
+    }
+    let last = drafts.last().cloned().unwrap_or_default();
+    assert!(
+        last.starts_with("first [redacted] then words, then [redacted][redacted] and [redacted];"),
+        "{last}"
+    );
+    assert!(last.ends_with(&format!("and {}", &CANARY[..7])), "{last}");
+}
+
+// Issue 14, item 2: a quote cut inside a word or a number changes what it says.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quote_cut_inside_a_word_or_number_is_dropped() {
+    let (b, p) = (bikes(), parts());
+    assert!(text(p).contains("Unused parts and accessories can be returned within 60 days"));
+    assert!(text(b).contains("we deduct a usage fee of EUR 150"));
+    for (quote, frag) in [
+        ("used parts and accessories can be returned within 6", p),
+        ("Unused parts and accessories can be returned within 6", p),
+        ("can be returned within 3", b),
+        ("we deduct a usage fee of EUR 1", b),
+        ("ed parts and accessories", p),
+    ] {
+        let h = saying(reply(true, &[(quote, frag)])).await;
+        let s = summary(&h, &[b, p]).await;
+        assert_eq!(s["mode"], "not-found", "{quote:?} → {s}");
+        assert_eq!(s["dropped"], 1, "{quote:?}");
+    }
+    let whole = "can be returned within 60 days";
+    let h = saying(reply(true, &[(whole, p)])).await;
+    assert_eq!(summary(&h, &[p]).await["claims"][0]["text"], whole);
+}
+
+// Issue 14, item 7: eight copies of one verified quote are one quote, nothing dropped, cached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_identical_quotes_are_one_quote_and_the_answer_is_cached() {
+    let quote = "You have 30 days from the day of delivery";
+    let h = saying(reply(true, &[(quote, bikes()); 8])).await;
+    let s = summary(&h, &[bikes()]).await;
+    assert_eq!(s["mode"], "answer");
+    assert_eq!(s["claims"].as_array().map(Vec::len), Some(1));
+    assert_eq!(s["dropped"], 0, "a repeat is not an unchecked quote: {s}");
+    let again = summary(&h, &[bikes()]).await;
+    assert_eq!(again["cached"], true);
+    assert_eq!(h.fake.calls(), 1);
+}
+
+// Issue 14, item 7: questions of control characters never reach the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn control_characters_and_overlong_questions_never_reach_the_model() {
+    let h = saying(reply(
+        true,
+        &[("You have 30 days from the day of delivery", bikes())],
+    ))
+    .await;
+    for question in [
+        "\0\0\0".to_string(),
+        "\0\0\0\0\0\0\0\0\0\0".to_string(),
+        "return a bike\u{1b}[2J".to_string(),
+        "how many days\u{7}?".to_string(),
+        "x".repeat(onrecord_core::MAX_QUESTION_CHARS + 1),
+    ] {
+        let r = h.ask(&question, &[bikes()]).await;
+        assert_eq!(r.status, 400, "{question:?}: {}", r.text);
+    }
+    // Tabs and line breaks are whitespace, not control characters to refuse.
+    assert_eq!(
+        h.ask("How many days\tdo I have\nto return a bike?", &[bikes()])
+            .await
+            .status,
+        200
+    );
+    assert_eq!(h.fake.calls(), 1);
+}
+
+/// The proxy's address, host:port.
+fn addr(h: &Harness) -> String {
+    h.url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Writes `request` on a fresh connection (while also reading) and returns what came back
+/// before the proxy closed the connection.
+async fn raw_exchange(addr: &str, request: Vec<u8>) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut r, mut w) = s.into_split();
+    // The proxy may answer and close before the whole request is written.
+    let writer = tokio::spawn(async move {
+        let _ = w.write_all(&request).await;
+        w
+    });
+    let mut got = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), r.read_to_end(&mut got)).await;
+    writer.abort();
+    String::from_utf8_lossy(&got).to_string()
+}
+
+// Issue 14, item 7: a malformed chunked body is a bad request, not a large one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_chunked_body_gets_400() {
+    let h = start(|_, _| Reply::Hang, |_| {}).await;
+    let head = "POST /v1/summary HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
+    for body in ["zz\r\n{}\r\n0\r\n\r\n", "2\r\n{}XX0\r\n\r\n", "-1\r\n"] {
+        let got = raw_exchange(&addr(&h), format!("{head}{body}").into_bytes()).await;
+        assert!(got.starts_with("HTTP/1.1 400"), "{body:?}: {got}");
+    }
+    assert_eq!(h.fake.calls(), 0);
+}
+
+// Issue 14, item 7: HTTP/2 without TLS is not spoken, and a 10 MB body gets 413 however it is
+// framed on HTTP/1.1, the one protocol kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_http1_is_spoken_and_a_10_mb_body_gets_413() {
+    let h = start(|_, _| Reply::Hang, |_| {}).await;
+    let h2 = reqwest::Client::builder()
+        .no_proxy()
+        .http2_prior_knowledge()
+        .build()
+        .unwrap();
+    let r = h2
+        .post(&h.url)
+        .header("content-type", "application/json")
+        .body(h.body(Q, &[bikes()]).to_string())
+        .send()
+        .await;
+    assert!(r.is_err(), "HTTP/2 prior knowledge was answered: {r:?}");
+
+    let big = vec![b' '; 10_000_000];
+    let head = "POST /v1/summary HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n";
+    let with_length = [
+        format!("{head}content-length: {}\r\n\r\n", big.len()).into_bytes(),
+        big.clone(),
+    ]
+    .concat();
+    let mut chunked = format!("{head}transfer-encoding: chunked\r\n\r\n").into_bytes();
+    for piece in big.chunks(64 * 1024) {
+        chunked.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        chunked.extend_from_slice(piece);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    for (what, request) in [("content-length", with_length), ("chunked", chunked)] {
+        let got = raw_exchange(&addr(&h), request).await;
+        assert!(got.starts_with("HTTP/1.1 413"), "{what}: {got}");
+    }
+    assert_eq!(h.fake.calls(), 0);
+}

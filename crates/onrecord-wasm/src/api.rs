@@ -3,7 +3,9 @@
 //! They carry kinds, terms and numbers, never sentences: every sentence a visitor reads is
 //! built in `www/onrecord/messages.js`, in the widget's language.
 
-use onrecord_core::{Citation, Collection, Decline, Mode, PlainError, Quote, Reply, Section};
+use onrecord_core::{
+    Citation, Collection, Decline, Mode, PlainError, QuestionError, Quote, Reply, Section,
+};
 use serde::Serialize;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -49,7 +51,7 @@ export interface SectionDto { fragment: number; title: string; section: string; 
 export interface HintDto { label: string; url: string; locator: string; }
 export interface CitationDto { title: string; section: string; url: string; textFragmentUrl: string; fragmentNo: number; fragmentCount: number; collection: CollectionDto | null; }
 export interface DeclineDto {
-  gate: "no-content-words" | "never-mentioned" | "missing" | "below-floor" | "unsupported" | "other";
+  gate: "too-long" | "control-characters" | "no-content-words" | "never-mentioned" | "missing" | "below-floor" | "unsupported" | "other";
   /** For never-mentioned: the words no page uses; for missing: the words the closest passage
    *  lacks (as the question wrote them). */
   terms: string[];
@@ -63,6 +65,7 @@ export type RefusalDto =
   | { kind: "too-large"; file: string; bytes: number; limit: number }
   | { kind: "empty"; file: string }
   | { kind: "binary"; file: string }
+  | { kind: "no-text"; file: string }
   | { kind: "other" };
 export interface VerifiedQuoteDto { start: number; end: number; text: string; }
 export interface IndexInfoDto { documents: number; fragments: number; terms: number; corpusHash: string; formatVersion: number; }
@@ -311,6 +314,8 @@ impl From<Citation> for CitationDto {
 impl From<Decline> for DeclineDto {
     fn from(d: Decline) -> DeclineDto {
         let (gate, terms, coverage) = match d {
+            Decline::BadQuestion(QuestionError::TooLong { .. }) => ("too-long", Vec::new(), None),
+            Decline::BadQuestion(_) => ("control-characters", Vec::new(), None),
             Decline::NoContentWords => ("no-content-words", Vec::new(), None),
             Decline::NeverMentioned { terms } => ("never-mentioned", terms, None),
             Decline::Missing { terms } => ("missing", terms, None),
@@ -344,6 +349,7 @@ impl<'a> From<&'a PlainError> for RefusalDto<'a> {
             ),
             PlainError::Empty { name } => ("empty", Some(name.as_str()), None, None),
             PlainError::Binary { name } => ("binary", Some(name.as_str()), None, None),
+            PlainError::NoText { name } => ("no-text", Some(name.as_str()), None, None),
             _ => ("other", None, None, None),
         };
         RefusalDto {

@@ -39,8 +39,7 @@ impl QueryModel {
     /// Reads a query-model file; corrupt or foreign bytes give an error.
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<QueryModel, JsError> {
-        let inner = CoreQueryModel::from_bytes(bytes)
-            .map_err(|e| JsError::new(&format!("query model: {e}")))?;
+        let inner = CoreQueryModel::from_bytes(bytes).map_err(|e| JsError::new(&e.to_string()))?;
         Ok(QueryModel { inner })
     }
 }

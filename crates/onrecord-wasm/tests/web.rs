@@ -273,8 +273,11 @@ fn a_query_model_for_another_index_is_refused() {
         .err()
         .unwrap();
     assert!(error_message(err).contains("does not match this index"));
+    // Issue 14: a broken model file is called a query model, not an index.
     let err = QueryModel::new(b"ONRQMODL garbage").err().unwrap();
-    assert!(error_message(err).starts_with("query model:"));
+    let message = error_message(err);
+    assert!(message.starts_with("query model is"), "{message}");
+    assert!(!message.contains("index"), "{message}");
 }
 
 #[wasm_bindgen_test]

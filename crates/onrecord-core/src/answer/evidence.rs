@@ -10,6 +10,7 @@ use crate::bm25::{QueryTerm, query_terms};
 use crate::collection::{asks_about_decisions, in_decisions};
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::page::asks_about_changes;
+use crate::question::check_question;
 use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
 use crate::text::{Analyzer, Lang, is_stopword, tokens};
 use crate::vector::{QueryModel, similarity};
@@ -43,7 +44,8 @@ pub struct Assessment {
     pub related: Vec<Section>,
     /// The evidence features.
     pub features: Features,
-    /// A decline that needs no weighing (no content words; no word on any page).
+    /// A decline that needs no weighing (a question that cannot be asked; no content words; no
+    /// word on any page).
     pub hard_decline: Option<Decline>,
     /// Whether the question was embedded (the hybrid decline model applies).
     pub has_vector: bool,
@@ -77,6 +79,11 @@ pub(super) fn assess(
     config: &AnswerConfig,
     scope: Option<&Scope>,
 ) -> Assessment {
+    // A question that cannot be asked is read as no question, and declined below.
+    let (question, bad_question) = match check_question(question) {
+        Ok(question) => (question, None),
+        Err(why) => ("", Some(why)),
+    };
     let terms = query_terms(index, question);
     let kind = ask_kind(question);
     let missing_terms: Vec<String> = terms
@@ -101,6 +108,10 @@ pub(super) fn assess(
         incomplete: Vec::new(),
         ranked: Vec::new(),
     };
+    if let Some(why) = bad_question {
+        res.hard_decline = Some(Decline::BadQuestion(why));
+        return res;
+    }
     if terms.is_empty() {
         res.hard_decline = Some(Decline::NoContentWords);
         return res;

@@ -1,0 +1,196 @@
+//! `onrecord ask`: one question against an index, printed for a site owner (or as JSON).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+use onrecord_core::{Answer, AnswerConfig, Citation, Decline, Mode, ask};
+use serde_json::{Value, json};
+
+use crate::deploy;
+
+/// The index and (when present) query model a path names: an index file with an optional
+/// `query-model.onq` beside it, a folder with `index.onr`, or a deploy folder.
+fn locate(path: &Path) -> Result<(PathBuf, Option<PathBuf>)> {
+    let beside = |dir: &Path| Some(dir.join("query-model.onq")).filter(|p| p.is_file());
+    if path.is_file() {
+        return Ok((path.to_path_buf(), path.parent().and_then(beside)));
+    }
+    if path.join("index.onr").is_file() {
+        return Ok((path.join("index.onr"), beside(path)));
+    }
+    if path.join(deploy::LOADER).is_file() {
+        let folder = deploy::read_folder(path)?;
+        return Ok((folder.index, folder.model));
+    }
+    bail!(
+        "{}: not an index file, nor a folder with index.onr or {}",
+        path.display(),
+        deploy::LOADER
+    )
+}
+
+pub(crate) fn run(path: &Path, question: &str, as_json: bool, lexical: bool) -> Result<()> {
+    let (index_path, model_path) = locate(path)?;
+    let index = deploy::read_index(&index_path)?;
+    let model = match model_path.filter(|_| !lexical) {
+        Some(model_path) => Some(deploy::read_model(&model_path, &index, &index_path)?),
+        None => None,
+    };
+    let answer = ask(&index, model.as_ref(), question, &AnswerConfig::DEFAULT);
+    if as_json {
+        println!("{:#}", to_json(&answer, model.is_some()));
+    } else {
+        print!("{}", to_text(&answer, model.is_some()));
+    }
+    Ok(())
+}
+
+fn mode(answer: &Answer) -> &'static str {
+    match answer.mode {
+        Mode::Answer => "answer",
+        Mode::RelatedMaterial => "related-material",
+        Mode::NotFound => "not-found",
+        _ => "other",
+    }
+}
+
+/// The decline's gate (the widget's names) and its reason in words.
+fn decline_reason(decline: &Decline) -> (&'static str, String) {
+    let quoted = |terms: &[String]| {
+        terms
+            .iter()
+            .map(|t| format!("‘{t}’"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let percent = |share: f32| (share.clamp(0.0, 1.0) * 100.0).round() as u32;
+    match decline {
+        Decline::NoContentWords => (
+            "no-content-words",
+            "the question has no content words".into(),
+        ),
+        Decline::NeverMentioned { terms } => (
+            "never-mentioned",
+            format!("no page mentions {}", quoted(terms)),
+        ),
+        Decline::Missing { terms } => (
+            "missing",
+            format!("the closest passage does not mention {}", quoted(terms)),
+        ),
+        Decline::Unsupported { coverage } => (
+            "unsupported",
+            format!(
+                "the best sentence carries only {}% of the question",
+                percent(*coverage)
+            ),
+        ),
+        Decline::BelowFloor { coverage, meaning } => (
+            "below-floor",
+            match meaning {
+                Some(cos) => format!(
+                    "the best passage covers {}% of the question's words, meaning similarity {cos:.2}",
+                    percent(*coverage)
+                ),
+                None => format!(
+                    "the best passage covers only {}% of the question's words",
+                    percent(*coverage)
+                ),
+            },
+        ),
+        _ => ("other", "declined".into()),
+    }
+}
+
+fn cite(citation: &Citation) -> String {
+    let place = if citation.section.is_empty() {
+        citation.title.clone()
+    } else {
+        format!("{} › {}", citation.title, citation.section)
+    };
+    format!("{place} <{}>", citation.url)
+}
+
+fn to_text(answer: &Answer, vectors: bool) -> String {
+    let mut out = String::new();
+    let matching = if vectors {
+        "words and meaning"
+    } else {
+        "words only"
+    };
+    if let Some(decline) = &answer.decline {
+        let (gate, reason) = decline_reason(decline);
+        out += &format!("declined ({gate}): {reason} [matched by {matching}]\n");
+    } else {
+        out += &format!(
+            "{} ({}{}) [matched by {matching}]\n",
+            mode(answer),
+            answer
+                .confidence
+                .map_or("no confidence".into(), |c| format!(
+                    "{} confidence",
+                    c.label()
+                )),
+            answer
+                .completeness
+                .as_ref()
+                .map_or(String::new(), |c| format!(", {}", c.label())),
+        );
+    }
+    for quote in &answer.quotes {
+        if let Some(header) = &quote.header {
+            out += &format!("  {header}\n");
+        }
+        out += &format!("  “{}”\n    — {}\n", quote.text, cite(&quote.citation));
+    }
+    for section in &answer.related {
+        out += &format!("  related: {}\n", cite(&section.citation));
+    }
+    for hint in &answer.hints {
+        out += &format!(
+            "  a private note bears on it: {} ({}) <{}>\n",
+            hint.label, hint.locator, hint.url
+        );
+    }
+    if !answer.missing_terms.is_empty() {
+        out += &format!(
+            "  words no page uses: {}\n",
+            answer.missing_terms.join(", ")
+        );
+    }
+    out
+}
+
+fn citation_json(c: &Citation) -> Value {
+    json!({
+        "title": c.title, "section": c.section, "url": c.url,
+        "textFragmentUrl": c.text_fragment_url,
+        "fragmentNo": c.fragment_no, "fragmentCount": c.fragment_count,
+    })
+}
+
+fn to_json(answer: &Answer, vectors: bool) -> Value {
+    let decline = answer.decline.as_ref().map(|decline| {
+        let (gate, reason) = decline_reason(decline);
+        let terms: &[String] = match decline {
+            Decline::NeverMentioned { terms } | Decline::Missing { terms } => terms,
+            _ => &[],
+        };
+        json!({ "gate": gate, "reason": reason, "terms": terms })
+    });
+    json!({
+        "mode": mode(answer),
+        "matchedByMeaning": vectors,
+        "confidence": answer.confidence.map(|c| c.label()),
+        "completeness": answer.completeness.as_ref().map(|c| c.label()),
+        "quotes": answer.quotes.iter().map(|q| json!({
+            "text": q.text, "header": q.header, "fragment": q.fragment,
+            "start": q.start, "end": q.end, "citation": citation_json(&q.citation),
+        })).collect::<Vec<_>>(),
+        "related": answer.related.iter().map(|s| citation_json(&s.citation)).collect::<Vec<_>>(),
+        "hints": answer.hints.iter().map(|h| json!({
+            "label": h.label, "url": h.url, "locator": h.locator,
+        })).collect::<Vec<_>>(),
+        "decline": decline,
+        "missingTerms": answer.missing_terms,
+    })
+}

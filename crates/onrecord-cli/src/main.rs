@@ -1,0 +1,228 @@
+//! `onrecord`: builds a site's ready-to-copy widget folder, checks it, serves it and asks it.
+//!
+//! An adapter only: the index is built by the `build-index` library, questions are answered by
+//! `onrecord-core`, and the widget's files are the ones `scripts/cli-assets.sh` built, carried in
+//! the binary, so deploying needs neither Node, Chromium nor a wasm toolchain.
+
+mod ask;
+mod deploy;
+mod serve;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use build_index::{EmbedOptions, Embedder, ModelFiles, Options, build_with};
+use clap::{Args, Parser, Subcommand};
+use onrecord_core::{FORMAT_VERSION, Lang};
+
+/// Documentation answers for any static site: quotes with citations, or a decline that says why.
+#[derive(Parser)]
+#[command(name = "onrecord", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Index a markdown folder or a built site and write the ready-to-copy widget folder.
+    Build(BuildArgs),
+    /// Answer a question from an index, as the widget would (for debugging your pages).
+    Ask(AskArgs),
+    /// Verify a deploy folder: names, content hashes, checksums, versions, model fit.
+    Check(CheckArgs),
+    /// Preview a folder on localhost with the cache headers the README recommends.
+    Serve(serve::ServeArgs),
+}
+
+#[derive(Args)]
+struct BuildArgs {
+    /// The pages: a markdown folder, or the .html a generator built (a folder with more .html
+    /// pages than markdown pages is read as a built site).
+    input: PathBuf,
+    /// The folder to write (created if missing): copy it to your site.
+    #[arg(long)]
+    out: PathBuf,
+    /// The embedding transformer's folder (all-MiniLM-L6-v2 files); with --model-dir, the
+    /// index gets vectors and the folder a query model. Without both the build is lexical.
+    #[arg(long, requires = "model_dir")]
+    teacher: Option<PathBuf>,
+    /// Folder with query-model.onq and doc-projection.bin (with --teacher).
+    #[arg(long, requires = "teacher")]
+    model_dir: Option<PathBuf>,
+    /// Folder of the embedding cache, so a rebuild embeds only changed fragments.
+    #[arg(long, default_value = "target/embed-cache")]
+    embed_cache: PathBuf,
+    /// Keep embeddings in memory only.
+    #[arg(long)]
+    no_embed_cache: bool,
+    /// Folder (inside the input) of private notes, never indexed.
+    #[arg(long, default_value = "private")]
+    private_dir: String,
+    /// A name of the site or its author, which questions use to mean "these pages" (repeatable).
+    #[arg(long)]
+    site_name: Vec<String>,
+    /// Language of pages without a `lang` field or `<html lang>`.
+    #[arg(long, default_value = "en")]
+    lang: String,
+    /// Fragment size in characters.
+    #[arg(long, default_value_t = 800)]
+    fragment_chars: usize,
+}
+
+#[derive(Args)]
+struct AskArgs {
+    /// An index file, a folder with index.onr (as build-index writes), or a deploy folder.
+    index: PathBuf,
+    /// The question.
+    question: String,
+    /// Print the answer as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Ignore the query model next to the index (answer by words only).
+    #[arg(long)]
+    lexical: bool,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// The folder `onrecord build` wrote (as deployed).
+    folder: PathBuf,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Build(args) => build(&args),
+        Command::Ask(args) => ask::run(&args.index, &args.question, args.json, args.lexical),
+        Command::Check(args) => check(&args.folder),
+        Command::Serve(args) => serve::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn build(args: &BuildArgs) -> Result<()> {
+    if !args.input.is_dir() {
+        bail!("{} does not exist or is not a folder", args.input.display());
+    }
+    let options = Options {
+        private_dir: args.private_dir.clone(),
+        default_lang: Lang::from_tag(&args.lang)
+            .with_context(|| format!("unsupported --lang '{}'", args.lang))?,
+        fragment_chars: args.fragment_chars,
+        site_names: args.site_name.clone(),
+        ..Options::standard()
+    };
+    let embedder = match (&args.teacher, &args.model_dir) {
+        (Some(teacher), Some(model_dir)) => {
+            let mut embed = EmbedOptions::standard();
+            embed.cache_dir = (!args.no_embed_cache).then(|| args.embed_cache.clone());
+            let files = ModelFiles {
+                teacher: teacher.clone(),
+                model_dir: model_dir.clone(),
+            };
+            Some(Embedder::load_with(&files, &embed)?)
+        }
+        _ => None,
+    };
+    let started = Instant::now();
+    let built = build_with(&args.input, &options, embedder.as_ref())?;
+    let model = embedder.as_ref().map(|e| e.query_model_bytes.as_slice());
+    let written = deploy::write_folder(&args.out, &built.bytes, model)?;
+    print!("{}", built.report);
+    for (name, bytes) in &written {
+        println!("{name:<36} {bytes:>9} bytes");
+    }
+    if embedder.is_none() {
+        println!(
+            "lexical build: no teacher model was given, so questions are matched by their words only \
+             (add --teacher DIR --model-dir DIR to match by meaning too)"
+        );
+    }
+    let folder = args.out.canonicalize().unwrap_or_else(|_| args.out.clone());
+    let tag = folder
+        .file_name()
+        .map_or("onrecord".into(), |name| name.to_string_lossy());
+    println!(
+        "wrote {} in {:.0} ms: copy it to your site and add <script type=\"module\" src=\"/{tag}/onrecord.js\"></script>",
+        folder.display(),
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    Ok(())
+}
+
+fn check(dir: &Path) -> Result<()> {
+    let folder = deploy::read_folder(dir)?;
+    // Every hashed file, referenced or not, must hold what its name says.
+    let mut hashed = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("cannot list {}", dir.display()))?;
+    entries.sort_by_key(|entry| entry.file_name());
+    for entry in entries {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some((stem, ext)) = deploy::parse_hashed(&name) else {
+            continue;
+        };
+        let bytes = std::fs::read(entry.path())
+            .with_context(|| format!("cannot read {}", entry.path().display()))?;
+        if deploy::hashed(stem, ext, &bytes) != name {
+            bail!(
+                "{}: content does not match the hash in its name (changed after the build?)",
+                entry.path().display()
+            );
+        }
+        hashed += 1;
+    }
+    for name in &folder.referenced {
+        if !dir.join(name).is_file() {
+            bail!(
+                "{}: missing, though the loader loads it",
+                dir.join(name).display()
+            );
+        }
+    }
+    let index = deploy::read_index(&folder.index)?;
+    println!(
+        "{}: {} files referenced, {hashed} content hashes match their names",
+        dir.join(deploy::LOADER).display(),
+        folder.referenced.len()
+    );
+    println!(
+        "{}: format version {FORMAT_VERSION}, checksum ok, {} pages, {} fragments, {}",
+        folder.index.display(),
+        index.docs.len(),
+        index.fragments.len(),
+        if index.vectors.is_some() {
+            "with vectors"
+        } else {
+            "lexical (no vectors)"
+        }
+    );
+    match &folder.model {
+        Some(path) => {
+            let model = deploy::read_model(path, &index, &folder.index)?;
+            println!(
+                "{}: checksum ok, {} dimensions, fits the index",
+                path.display(),
+                model.dims()
+            );
+        }
+        None if index.vectors.is_some() => bail!(
+            "{}: the index has vectors but the loader names no query model",
+            folder.index.display()
+        ),
+        None => {}
+    }
+    println!("ok");
+    Ok(())
+}

@@ -1,0 +1,5 @@
+//! Shared by the integration tests (each test file includes what it uses).
+#![allow(dead_code, unreachable_pub)]
+
+pub mod invariants;
+pub mod shapes;
