@@ -2,9 +2,9 @@
 //! (property test), and evidence inherited from the previous turn never raises confidence.
 
 use onrecord_core::{
-    AnswerConfig, Block, Confidence, FORMAT_VERSION, FollowUp, Index, IndexBuilder, IndexSettings,
-    Lang, MAX_CONTEXT_FRAGMENTS, MAX_CONTEXT_QUESTION, SourceDoc, SourceSection, TurnContext, ask,
-    ask_turn, chunk,
+    AnswerConfig, Block, Confidence, Decline, FORMAT_VERSION, FollowUp, Index, IndexBuilder,
+    IndexSettings, Lang, MAX_CONTEXT_FRAGMENTS, MAX_CONTEXT_QUESTION, MAX_QUESTION_CHARS,
+    SourceDoc, SourceSection, TurnContext, ask, ask_turn, chunk,
 };
 use proptest::prelude::*;
 
@@ -148,6 +148,34 @@ fn the_reply_carries_the_context_of_this_turn() {
     );
     assert_eq!(next.turn.kind, FollowUp::Refinement);
     assert_eq!(next.context.question, next.turn.question);
+}
+
+/// A question that cannot be asked is not read as a follow-up: it stands alone and is declined
+/// as asked, as `ask` declines it.
+#[test]
+fn a_question_that_cannot_be_asked_is_not_a_follow_up() {
+    let index = index();
+    let config = AnswerConfig::DEFAULT;
+    let first = ask_turn(
+        &index,
+        None,
+        "How long do I have to return a bike?",
+        None,
+        &config,
+    );
+    for question in [
+        format!("And for parts?{}", " and".repeat(MAX_QUESTION_CHARS)),
+        "And for parts?\u{7}".to_owned(),
+    ] {
+        let reply = ask_turn(&index, None, &question, Some(&first.context), &config);
+        assert_eq!(reply.turn.kind, FollowUp::Standalone, "{question:?}");
+        assert_eq!(reply.answer, ask(&index, None, &question, &config));
+        assert!(
+            matches!(reply.answer.decline, Some(Decline::BadQuestion(_))),
+            "{:?}",
+            reply.answer
+        );
+    }
 }
 
 /// The previous turn's words find the return window with confidence; "What about it?" has no

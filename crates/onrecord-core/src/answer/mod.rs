@@ -24,6 +24,7 @@ mod turn;
 use crate::bm25::QueryTerm;
 use crate::collection::Collection;
 use crate::format::{Fragment, Index, RoutingHint};
+use crate::question::{QuestionError, check_question};
 use crate::vector::QueryModel;
 
 pub use self::config::{AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FEATURES};
@@ -142,6 +143,8 @@ pub struct Section {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Decline {
+    /// The question cannot be asked: too long, or it holds control characters.
+    BadQuestion(QuestionError),
     /// The question has no content words (empty, punctuation or stopwords only).
     NoContentWords,
     /// None of the question's content words occur in the pages, or (when some do) these
@@ -250,6 +253,9 @@ pub fn ask_turn(
     context: Option<&TurnContext>,
     config: &AnswerConfig,
 ) -> Reply {
+    // A question that cannot be asked (too long, control characters) is not read in the light
+    // of the previous turn either: it stands alone, and `assess` declines it.
+    let context = context.filter(|_| check_question(question).is_ok());
     let turn = resolve(index, question, context);
     // The own-words check goes through this closure too: one call site of the pipeline is 147
     // bytes less of the gzipped wasm than calling `ask` as well (measured).
