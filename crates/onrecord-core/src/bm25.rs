@@ -263,18 +263,25 @@ impl QueryTerm {
 
 /// The question's distinct content words, stemmed in every language the corpus uses.
 pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
-    let langs: BTreeSet<Lang> = index
+    // Vecs with `contains` rather than sets: a handful of languages and words, and each
+    // BTreeSet/BTreeMap type is separate code in the wasm module.
+    let mut langs: Vec<Lang> = Vec::new();
+    for lang in index
         .docs
         .iter()
         .map(|d| d.lang)
         .chain([index.default_lang])
-        .collect();
+    {
+        if !langs.contains(&lang) {
+            langs.push(lang);
+        }
+    }
     let analyzers: Vec<Analyzer> = langs
         .iter()
         .map(|&l| Analyzer::new(l, index.settings.stemming))
         .collect();
     let n_frags = index.fragments.len() as f32;
-    let mut seen = BTreeSet::new();
+    let mut seen: Vec<String> = Vec::new();
     let mut res = Vec::new();
     for (_, word) in tokens(question) {
         if res.len() == MAX_QUERY_TERMS {
@@ -282,10 +289,11 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         }
         if langs.iter().any(|&l| is_stopword(&word, l))
             || index.site_words.binary_search(&word).is_ok()
-            || !seen.insert(word.clone())
+            || seen.contains(&word)
         {
             continue;
         }
+        seen.push(word.clone());
         let term_ids = lookup(&index.terms, &analyzers, &word);
         let hint_term_ids = lookup(&index.hint_terms, &analyzers, &word);
         let df = term_ids
@@ -310,15 +318,13 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
 
 /// Positions in a sorted term list of `word`'s term under each analyzer, deduplicated.
 fn lookup(terms: &[TermPostings], analyzers: &[Analyzer], word: &str) -> Vec<usize> {
-    let mut ids: Vec<usize> = analyzers
-        .iter()
-        .filter_map(|a| {
-            let term = a.term(word);
-            terms.binary_search_by(|t| t.term.as_str().cmp(&term)).ok()
-        })
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
+    let mut ids: Vec<usize> = Vec::new();
+    for a in analyzers {
+        let term = a.term(word);
+        if let Ok(id) = terms.binary_search_by(|t| t.term.as_str().cmp(&term)) {
+            insert_sorted(&mut ids, id);
+        }
+    }
     ids
 }
 
@@ -338,9 +344,10 @@ pub fn search(index: &Index, terms: &[QueryTerm], k: usize) -> Vec<Hit> {
     let Bm25Params { k1, b } = index.settings.bm25;
     let avg = index.avg_fragment_terms.max(1.0);
     let mut scores = vec![0f32; index.fragments.len()];
-    let mut best_for_term: BTreeMap<u32, f32> = BTreeMap::new();
+    // A term's best score in each fragment it occurs in, and those fragments.
+    let mut best = vec![0f32; index.fragments.len()];
+    let mut touched: Vec<u32> = Vec::new();
     for term in terms {
-        best_for_term.clear();
         for postings in term.term_ids.iter().filter_map(|&t| index.terms.get(t)) {
             let df = postings.postings.len() as f32;
             let idf = (1.0 + (scores.len() as f32 - df + 0.5) / (df + 0.5)).ln();
@@ -351,13 +358,20 @@ pub fn search(index: &Index, terms: &[QueryTerm], k: usize) -> Vec<Hit> {
                     .map_or(avg, |f| f.n_terms as f32);
                 let tf = tf as f32;
                 let s = idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / avg));
-                let best = best_for_term.entry(frag).or_insert(0.0);
-                *best = best.max(s);
+                if let Some(b) = best.get_mut(frag as usize) {
+                    if *b == 0.0 {
+                        touched.push(frag);
+                    }
+                    *b = b.max(s);
+                }
             }
         }
-        for (&frag, &s) in &best_for_term {
-            if let Some(total) = scores.get_mut(frag as usize) {
-                *total += s;
+        for frag in touched.drain(..) {
+            if let (Some(total), Some(b)) =
+                (scores.get_mut(frag as usize), best.get_mut(frag as usize))
+            {
+                *total += *b;
+                *b = 0.0;
             }
         }
     }
@@ -370,11 +384,26 @@ pub fn search(index: &Index, terms: &[QueryTerm], k: usize) -> Vec<Hit> {
             score,
         })
         .collect();
-    hits.sort_by(|a, b| {
+    best_first(&mut hits);
+    hits.truncate(k);
+    hits
+}
+
+/// Sorts hits best first: by score, ties by fragment order. Every ranking sorts through this
+/// one function, so the wasm module carries one sort routine for them all (each `sort_by`
+/// with its own closure was its own copy of the sort, about 1 KB gzipped apiece).
+pub(crate) fn best_first(hits: &mut [Hit]) {
+    hits.sort_unstable_by(|a, b| {
         b.score
             .total_cmp(&a.score)
             .then(a.fragment.cmp(&b.fragment))
     });
-    hits.truncate(k);
-    hits
+}
+
+/// Inserts `x` into the sorted, duplicate-free `list` unless it is there (short lists: no sort
+/// routine needed).
+pub(crate) fn insert_sorted<T: Ord>(list: &mut Vec<T>, x: T) {
+    if let Err(at) = list.binary_search(&x) {
+        list.insert(at, x);
+    }
 }

@@ -16,7 +16,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bm25::Hit;
+use crate::bm25::{Hit, best_first};
 use crate::format::{DecodeError, Index, array};
 use crate::wordpiece::WordPiece;
 
@@ -296,14 +296,10 @@ pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
     if k == 0 {
         return Vec::new();
     }
-    let order = |a: &Hit, b: &Hit| {
-        b.score
-            .total_cmp(&a.score)
-            .then(a.fragment.cmp(&b.fragment))
-    };
-    hits.select_nth_unstable_by(k - 1, order);
+    // A whole sort rather than `select_nth_unstable_by`: the same routine as every other
+    // ranking, and no selection code in the wasm module.
+    best_first(&mut hits);
     hits.truncate(k);
-    hits.sort_by(order);
     hits
 }
 

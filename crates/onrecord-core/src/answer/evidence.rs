@@ -6,7 +6,7 @@ use super::kind::{AskKind, ask_kind};
 use super::quote::{Pick, Preference, Wanted, pick, union, weight};
 use super::turn::Scope;
 use super::{Decline, Quote, Section, citation};
-use crate::bm25::{QueryTerm, query_terms};
+use crate::bm25::{Hit, QueryTerm, best_first, insert_sorted, query_terms};
 use crate::collection::{asks_about_decisions, in_decisions};
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::page::asks_about_changes;
@@ -589,30 +589,36 @@ fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingH
     }
     let mut covered = vec![vec![false; terms.len()]; index.hints.len()];
     for (i, term) in terms.iter().enumerate() {
-        let mut hit: Vec<u32> = term
+        let mut hit: Vec<u32> = Vec::new();
+        for t in term
             .hint_term_ids
             .iter()
             .filter_map(|&id| index.hint_terms.get(id))
-            .flat_map(|t| t.postings.iter().map(|&(h, _)| h))
-            .collect();
-        hit.sort_unstable();
-        hit.dedup();
+        {
+            for &(h, _) in &t.postings {
+                insert_sorted(&mut hit, h);
+            }
+        }
         for h in hit {
             if let Some(c) = covered.get_mut(h as usize).and_then(|c| c.get_mut(i)) {
                 *c = true;
             }
         }
     }
-    let mut bearing: Vec<(usize, f32)> = covered
+    // Ranked as hits are (the hint's number in place of a fragment's): one sort routine.
+    let mut bearing: Vec<Hit> = covered
         .iter()
         .enumerate()
-        .map(|(i, c)| (i, share_of(terms, c)))
-        .filter(|&(_, share)| share >= floor)
+        .map(|(i, c)| Hit {
+            fragment: i as u32,
+            score: share_of(terms, c),
+        })
+        .filter(|h| h.score >= floor)
         .collect();
-    bearing.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    best_first(&mut bearing);
     bearing
         .into_iter()
-        .filter_map(|(i, _)| index.hints.get(i).cloned())
+        .filter_map(|h| index.hints.get(h.fragment as usize).cloned())
         .collect()
 }
 
