@@ -131,9 +131,12 @@ fn the_reply_carries_the_context_of_this_turn() {
         &config,
     );
     assert_eq!(first.turn.kind, FollowUp::Standalone);
-    let quoted: Vec<u32> = first.answer.quotes.iter().map(|q| q.fragment).collect();
-    assert!(!quoted.is_empty(), "{:?}", first.answer);
-    assert_eq!(first.context.fragments, quoted);
+    // The quoted fragments, then the other matching sections listed under the answer.
+    let used: Vec<u32> = (first.answer.quotes.iter().map(|q| q.fragment))
+        .chain(first.answer.related.iter().map(|s| s.fragment))
+        .collect();
+    assert!(!first.answer.quotes.is_empty(), "{:?}", first.answer);
+    assert_eq!(first.context.fragments, used);
     assert_eq!(
         first.context.question,
         "How long do I have to return a bike?"
@@ -148,6 +151,31 @@ fn the_reply_carries_the_context_of_this_turn() {
     );
     assert_eq!(next.turn.kind, FollowUp::Refinement);
     assert_eq!(next.context.question, next.turn.question);
+}
+
+/// A decline quotes nothing, but its context carries the fragments it weighed: "why?" after
+/// it is an explanation scoped to their pages (it was read as a new question before).
+#[test]
+fn why_after_a_decline_looks_where_the_question_led() {
+    let index = index();
+    let config = AnswerConfig::DEFAULT;
+    let first = ask_turn(
+        &index,
+        None,
+        "Is delivery to zone 2 free on Sundays?",
+        None,
+        &config,
+    );
+    assert!(first.answer.quotes.is_empty(), "{:?}", first.answer);
+    assert!(!first.context.fragments.is_empty(), "{:?}", first.context);
+    let why = ask_turn(&index, None, "Why not?", Some(&first.context), &config);
+    assert_eq!(why.turn.kind, FollowUp::Explanation);
+    let delivery = index.docs.iter().position(|d| d.path == "delivery.md");
+    let scope = why.turn.scope.expect("an explanation has a scope");
+    assert!(
+        delivery.is_some_and(|d| scope.docs.contains(&(d as u32))),
+        "{scope:?}"
+    );
 }
 
 /// A question that cannot be asked is not read as a follow-up: it stands alone and is declined

@@ -236,7 +236,7 @@ pub struct Reply {
     /// How the question was read ("Read as: …").
     pub turn: Turn,
     /// What the next question's [`ask_turn`] needs: the question as executed and the
-    /// fragments this answer quoted.
+    /// fragments it used (quoted or listed; for a decline, those it weighed, never shown).
     pub context: TurnContext,
     /// Neighbouring sections of the quoted ones, for suggested next questions.
     pub explore: Vec<Section>,
@@ -258,20 +258,32 @@ pub fn ask_turn(
     let context = context.filter(|_| check_question(question).is_ok());
     let turn = resolve(index, question, context);
     // The own-words check goes through this closure too: one call site of the pipeline is 147
-    // bytes less of the gzipped wasm than calling `ask` as well (measured).
+    // bytes less of the gzipped wasm than calling `ask` as well (measured). Besides the answer
+    // it gives the fragments the turn used: those it quotes and the other matching sections
+    // it lists, or for a decline the same it weighed and found wanting (never shown).
     let answer_in = |question: &str, scope: Option<&Scope>| {
-        let assessment = evidence::assess(index, model, question, config, scope);
-        decide(within_caps(index, assessment), config)
+        let assessment = within_caps(
+            index,
+            evidence::assess(index, model, question, config, scope),
+        );
+        let mut used: Vec<u32> = Vec::new();
+        let ids = assessment.quotes.iter().map(|q| q.fragment);
+        for f in ids.chain(assessment.related.iter().map(|s| s.fragment)) {
+            if !used.contains(&f) && used.len() < MAX_CONTEXT_FRAGMENTS {
+                used.push(f);
+            }
+        }
+        (decide(assessment, config), used)
     };
     // "Why?" is looked up first where a site records why (its decisions), then on the pages
     // of the answer it follows up.
-    let mut answer = match &turn.scope {
+    let (mut answer, fragments) = match &turn.scope {
         Some(scope) => {
             let (decisions, pages) = scope.split_decisions(index);
             let first =
                 (!decisions.docs.is_empty()).then(|| answer_in(&turn.question, Some(&decisions)));
             match first {
-                Some(a) if a.mode == Mode::Answer || pages.docs.is_empty() => a,
+                Some(a) if a.0.mode == Mode::Answer || pages.docs.is_empty() => a,
                 _ => answer_in(&turn.question, Some(&pages)),
             }
         }
@@ -280,10 +292,9 @@ pub fn ask_turn(
     if matches!(turn.kind, FollowUp::Refinement | FollowUp::Pronoun)
         && let Some(confidence) = answer.confidence
     {
-        let own = answer_in(question, None).confidence;
+        let own = answer_in(question, None).0.confidence;
         answer.confidence = Some(confidence.weaker(own.unwrap_or(Confidence::Low)));
     }
-    let fragments = answer.quotes.iter().map(|q| q.fragment).collect();
     Reply {
         context: TurnContext::new(index, &turn.question, fragments),
         explore: explore(index, &answer),

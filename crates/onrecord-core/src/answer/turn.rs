@@ -11,12 +11,15 @@
 //! | pronoun | "it", "they", "es", "das" … that refer to nothing in the question itself | the question with the pronoun replaced by the previous question's subject |
 //! | new subject | anything else, or "new question: …" | the question as typed: nothing of the previous one leaks in |
 
+use crate::chunk::shorten;
 use crate::format::{FORMAT_VERSION, Index};
+use crate::question::MAX_QUESTION_CHARS;
 use crate::text::{Analyzer, Lang, is_stopword, tokens};
 
 /// The longest previous question a context may carry (bytes); a longer one is refused.
 pub const MAX_CONTEXT_QUESTION: usize = 1000;
-/// The most fragment ids a context may carry; more is refused (an answer quotes at most 3).
+/// The most fragment ids a context may carry; more is refused (an answer quotes at most 3
+/// and lists a few other sections).
 pub const MAX_CONTEXT_FRAGMENTS: usize = 8;
 
 /// What the browser echoes back with the next question: the previous turn as executed.
@@ -28,7 +31,9 @@ pub struct TurnContext {
     pub index: String,
     /// The previous question as it was executed.
     pub question: String,
-    /// The fragments the previous answer quoted.
+    /// The fragments the previous answer used: those it quoted, then the other matching
+    /// sections it listed; for a decline, the same that it weighed (never shown), so that
+    /// "why?" looks where the question led even when the answer was not there.
     pub fragments: Vec<u32>,
 }
 
@@ -148,8 +153,19 @@ fn validate<'c>(index: &Index, context: &'c TurnContext) -> Option<(&'c str, Vec
 }
 
 /// Reads `question` in the light of `context` (see the module's table). Never fails: a
-/// missing or invalid context gives a standalone question.
+/// missing or invalid context gives a standalone question. A question read in the light of
+/// the previous one is at most [`MAX_QUESTION_CHARS`] long: the previous question gives way to
+/// what the visitor typed (a refinement of a long question is asked, not declined as too long).
 pub fn resolve(index: &Index, question: &str, context: Option<&TurnContext>) -> Turn {
+    let mut turn = read(index, question, context);
+    if turn.kind.inherits() && turn.question.chars().count() > MAX_QUESTION_CHARS {
+        // Only a pronoun standing for a long subject several times gets here.
+        turn.question = shorten(&turn.question, MAX_QUESTION_CHARS).into_owned();
+    }
+    turn
+}
+
+fn read(index: &Index, question: &str, context: Option<&TurnContext>) -> Turn {
     let alone = |kind| Turn {
         kind,
         question: question.to_owned(),
@@ -158,6 +174,11 @@ pub fn resolve(index: &Index, question: &str, context: Option<&TurnContext>) -> 
     let Some((previous, fragments)) = context.and_then(|c| validate(index, c)) else {
         return alone(FollowUp::Standalone);
     };
+    // Room for the previous question beside the visitor's words and what joins them ("Why? ",
+    // " (", ")?"): each rule uses the previous question at most once.
+    let room = MAX_QUESTION_CHARS.saturating_sub(question.chars().count() + 8);
+    let previous = shorten(previous, room);
+    let previous = previous.as_ref();
     let words = split(question);
     let prev = split(previous);
     let at = |i: usize| words.get(i).map_or(question.len(), |w| w.start);
@@ -189,7 +210,7 @@ pub fn resolve(index: &Index, question: &str, context: Option<&TurnContext>) -> 
     let asks = |w: &Word| has(OPENS_QUESTION, &w.text);
     if skip > 0 && rest.first().is_some_and(asks) {
         // "and does it fold?": the connective joins a question of its own.
-        let inner = resolve(index, after(skip), context);
+        let inner = read(index, after(skip), context);
         return if inner.kind.inherits() {
             inner
         } else {
@@ -761,6 +782,42 @@ mod tests {
             (kind, executed),
             "{question}"
         );
+    }
+
+    /// The question as executed is at most `MAX_QUESTION_CHARS` long however long the
+    /// previous one was (it used to come out longer and be declined as too long).
+    #[test]
+    fn a_follow_up_of_a_long_question_stays_within_the_limit() {
+        let long = format!(
+            "How long do I have to return a bike{}?",
+            " after delivery".repeat(40)
+        );
+        assert!(long.chars().count() > MAX_QUESTION_CHARS - 20);
+        for (question, kind) in [
+            ("And for parts?", FollowUp::Refinement),
+            ("Why?", FollowUp::Explanation),
+            (
+                "What about during the winter sale in zone 2?",
+                FollowUp::Refinement,
+            ),
+        ] {
+            let turn = read(&long, question);
+            assert_eq!(turn.kind, kind, "{question}");
+            assert!(
+                turn.question.chars().count() <= MAX_QUESTION_CHARS,
+                "{question}: {} characters",
+                turn.question.chars().count()
+            );
+            assert!(crate::check_question(&turn.question).is_ok(), "{question}");
+        }
+        // A subject standing in for several pronouns is cut as well.
+        let subject = format!("the {} bike", "very ".repeat(90));
+        let turn = read(
+            &format!("How heavy is {subject}?"),
+            "Does it fold, is it heavy, can it carry two children and does it fit in a lift?",
+        );
+        assert_eq!(turn.kind, FollowUp::Pronoun);
+        assert!(turn.question.chars().count() <= MAX_QUESTION_CHARS);
     }
 
     #[test]
