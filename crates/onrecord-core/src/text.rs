@@ -226,15 +226,18 @@ const GERMAN_FRAMING: &[&str] = &[
     "schreibt",
 ];
 
-// Sorted, so `binary_search` works; a unit test keeps them sorted.
+// Sorted, so `binary_search` works; a unit test keeps them sorted. A token is a run of letters
+// and digits, so contractions come apart ("don't" → "don", "t"; "it's" → "it", "s"): their
+// pieces are listed too, or "don" and "t" were content words a page "never mentions".
 const ENGLISH_STOPWORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
-    "been", "before", "but", "by", "can", "could", "did", "do", "does", "doing", "for", "from",
-    "get", "had", "has", "have", "how", "i", "if", "in", "instead", "into", "is", "it", "its",
-    "many", "me", "much", "my", "of", "on", "or", "our", "rather", "should", "so", "than", "that",
-    "the", "their", "them", "then", "there", "these", "they", "this", "to", "us", "was", "we",
-    "were", "what", "when", "where", "whether", "which", "who", "whom", "why", "will", "with",
-    "would", "you", "your",
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "aren", "as", "at",
+    "be", "been", "before", "but", "by", "can", "could", "couldn", "did", "didn", "do", "does",
+    "doesn", "doing", "don", "for", "from", "get", "had", "hadn", "has", "hasn", "have", "haven",
+    "how", "i", "if", "in", "instead", "into", "is", "isn", "it", "its", "ll", "many", "me",
+    "much", "my", "of", "on", "or", "our", "rather", "re", "s", "should", "shouldn", "so", "t",
+    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "to", "us",
+    "ve", "was", "wasn", "we", "were", "weren", "what", "when", "where", "whether", "which", "who",
+    "whom", "why", "will", "with", "won", "would", "wouldn", "you", "your",
 ];
 
 const GERMAN_STOPWORDS: &[&str] = &[
