@@ -8,7 +8,7 @@ use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc,
 use crate::collection::Collection;
 use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
 use crate::page::PageKind;
-use crate::text::{Analyzer, Lang, is_framing, is_stopword, tokens};
+use crate::text::{Analyzer, Lang, is_contraction_piece, is_framing, is_stopword, tokens};
 
 /// BM25 parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -283,11 +283,12 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
     let n_frags = index.fragments.len() as f32;
     let mut seen: Vec<String> = Vec::new();
     let mut res = Vec::new();
-    for (_, word) in tokens(question) {
+    for (range, word) in tokens(question) {
         if res.len() == MAX_QUERY_TERMS {
             break;
         }
         if langs.iter().any(|&l| is_stopword(&word, l))
+            || is_contraction_piece(question, &range)
             || index.site_words.binary_search(&word).is_ok()
             || seen.contains(&word)
         {
@@ -375,7 +376,7 @@ pub fn search(index: &Index, terms: &[QueryTerm], k: usize) -> Vec<Hit> {
             }
         }
     }
-    let mut hits: Vec<Hit> = scores
+    let hits: Vec<Hit> = scores
         .into_iter()
         .enumerate()
         .filter(|&(_, s)| s > 0.0)
@@ -384,20 +385,43 @@ pub fn search(index: &Index, terms: &[QueryTerm], k: usize) -> Vec<Hit> {
             score,
         })
         .collect();
-    best_first(&mut hits);
-    hits.truncate(k);
-    hits
+    best_k(hits, k)
 }
 
-/// Sorts hits best first: by score, ties by fragment order. Every ranking sorts through this
-/// one function, so the wasm module carries one sort routine for them all (each `sort_by`
-/// with its own closure was its own copy of the sort, about 1 KB gzipped apiece).
+/// The order of hits: best score first, ties by fragment order (a total order, so any sort
+/// gives the same result).
+fn order(a: &Hit, b: &Hit) -> std::cmp::Ordering {
+    b.score
+        .total_cmp(&a.score)
+        .then(a.fragment.cmp(&b.fragment))
+}
+
+/// Sorts hits best first. Every ranking sorts through this one function, so the wasm module
+/// carries one sort routine for them all (each `sort_by` with its own closure was its own copy
+/// of the sort, about 1 KB gzipped apiece).
 pub(crate) fn best_first(hits: &mut [Hit]) {
-    hits.sort_unstable_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(a.fragment.cmp(&b.fragment))
-    });
+    hits.sort_unstable_by(order);
+}
+
+/// The best `k` hits, best first. Against many more hits than `k` (a question's BM25 or vector
+/// scores over a large index) one pass keeps the best `k` in order: a comparison or two per
+/// hit rather than sorting them all.
+pub(crate) fn best_k(mut hits: Vec<Hit>, k: usize) -> Vec<Hit> {
+    if hits.len() <= k.saturating_mul(8) {
+        best_first(&mut hits);
+        hits.truncate(k);
+        return hits;
+    }
+    let mut best: Vec<Hit> = Vec::with_capacity(k.saturating_add(1));
+    for hit in hits {
+        if best.len() == k && best.last().is_some_and(|w| order(w, &hit).is_lt()) {
+            continue;
+        }
+        let at = best.partition_point(|b| order(b, &hit).is_lt());
+        best.insert(at, hit);
+        best.truncate(k);
+    }
+    best
 }
 
 /// Inserts `x` into the sorted, duplicate-free `list` unless it is there (short lists: no sort
@@ -405,5 +429,31 @@ pub(crate) fn best_first(hits: &mut [Hit]) {
 pub(crate) fn insert_sorted<T: Ord>(list: &mut Vec<T>, x: T) {
     if let Err(at) = list.binary_search(&x) {
         list.insert(at, x);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The one-pass top `k` equals sorting everything and keeping the first `k`, ties
+        /// (few distinct scores) included.
+        #[test]
+        fn best_k_is_the_head_of_the_whole_sort(
+            scores in prop::collection::vec(0u8..6, 0..400),
+            k in 0usize..40,
+        ) {
+            let hits: Vec<Hit> = scores
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| Hit { fragment: (i as u32 * 7919) % 401, score: f32::from(s) / 2.0 })
+                .collect();
+            let mut sorted = hits.clone();
+            sorted.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.fragment.cmp(&b.fragment)));
+            sorted.truncate(k);
+            prop_assert_eq!(best_k(hits, k), sorted);
+        }
     }
 }

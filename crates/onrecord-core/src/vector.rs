@@ -16,7 +16,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bm25::{Hit, best_first};
+use crate::bm25::{Hit, best_k};
 use crate::format::{DecodeError, Index, array};
 use crate::wordpiece::WordPiece;
 
@@ -279,7 +279,7 @@ pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
     if dims == 0 || query.len() != dims {
         return Vec::new();
     }
-    let mut hits: Vec<Hit> = vectors
+    let hits: Vec<Hit> = vectors
         .data
         .chunks_exact(dims)
         .zip(&vectors.scales)
@@ -296,11 +296,8 @@ pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
     if k == 0 {
         return Vec::new();
     }
-    // A whole sort rather than `select_nth_unstable_by`: the same routine as every other
-    // ranking, and no selection code in the wasm module.
-    best_first(&mut hits);
-    hits.truncate(k);
-    hits
+    // The same routine as every other ranking: no selection code in the wasm module.
+    best_k(hits, k)
 }
 
 /// Cosine similarity of fragment `frag`'s vector and the unit vector `query`.
