@@ -1,12 +1,12 @@
 //! Follow-up questions. After each answer the engine hands the browser a [`TurnContext`]: the
-//! question as it was executed and the fragments its answer quoted, never answer text. The
+//! question as it was executed and the fragments its answer used, never answer text. The
 //! browser echoes it with the next question. It is untrusted: [`resolve`] validates it against
 //! this index and, when anything is wrong, reads the question as if asked alone. With a valid
 //! context, deterministic rules read the question in its light:
 //!
 //! | kind | recognised by | executed as |
 //! |---|---|---|
-//! | explanation | only "why", "how come", "warum", "explain" and filler words | "Why?" + the previous question, scoped to the previous answer's pages and the decisions collection |
+//! | explanation | only "why", "how come", "warum", "explain" and filler words | "Why?" + the previous question, scoped to the pages of the fragments the previous turn used and the decisions collection |
 //! | refinement | "what about …", "and …", "und für …", or a bare phrase opening with a preposition or article | the previous question with the new words in the slot they fill (same preposition, or a sibling heading or table row on some page), else added to it |
 //! | pronoun | "it", "they", "es", "das" … that refer to nothing in the question itself | the question with the pronoun replaced by the previous question's subject |
 //! | new subject | anything else, or "new question: …" | the question as typed: nothing of the previous one leaks in |
