@@ -8,7 +8,7 @@ use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc,
 use crate::collection::Collection;
 use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
 use crate::page::PageKind;
-use crate::text::{Analyzer, Lang, is_contraction_piece, is_framing, is_stopword, tokens};
+use crate::text::{Analyzer, Lang, is_framing, is_stopword, tokens};
 
 /// BM25 parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -283,12 +283,11 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
     let n_frags = index.fragments.len() as f32;
     let mut seen: Vec<String> = Vec::new();
     let mut res = Vec::new();
-    for (range, word) in tokens(question) {
+    for (_, word) in tokens(question) {
         if res.len() == MAX_QUERY_TERMS {
             break;
         }
         if langs.iter().any(|&l| is_stopword(&word, l))
-            || is_contraction_piece(question, &range)
             || index.site_words.binary_search(&word).is_ok()
             || seen.contains(&word)
         {

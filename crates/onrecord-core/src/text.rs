@@ -165,27 +165,6 @@ pub fn tokens(text: &str) -> impl Iterator<Item = (std::ops::Range<usize>, Strin
     })
 }
 
-/// Whether the token at `range` of `text` is a piece of a contraction, which a token (a run
-/// of letters and digits) splits at the apostrophe: the short piece after it (the "t" of
-/// "don't", "s", "ll", "re", "ve", "d", "m") or the word before "'t" ("don", "doesn", "isn").
-/// A question's pieces are not its content words ("don" and "t" were named as words the pages
-/// never mention); pages are indexed as they are (a bare "t" is Rust's type parameter `T`).
-pub(crate) fn is_contraction_piece(text: &str, range: &std::ops::Range<usize>) -> bool {
-    let apostrophe = |c: Option<char>| matches!(c, Some('\'' | '’'));
-    let word = text.get(range.clone()).unwrap_or_default();
-    let mut before = text.get(..range.start).unwrap_or_default().chars().rev();
-    let mut after = text.get(range.end..).unwrap_or_default().chars();
-    let piece = word.chars().count() <= 2
-        && apostrophe(before.next())
-        && before.next().is_some_and(char::is_alphabetic);
-    let negated = word.len() > 1
-        && word.ends_with(['n', 'N'])
-        && apostrophe(after.next())
-        && matches!(after.next(), Some('t' | 'T'))
-        && !after.next().is_some_and(char::is_alphanumeric);
-    piece || negated
-}
-
 /// Whether `word` (lowercased) is a stopword in `lang`.
 pub fn is_stopword(word: &str, lang: Lang) -> bool {
     let list: &[&str] = match lang {
@@ -289,25 +268,6 @@ mod tests {
     fn overlong_tokens_are_skipped() {
         let long = "x".repeat(MAX_TOKEN_BYTES + 1);
         assert_eq!(words(&format!("a {long} b")), ["a", "b"]);
-    }
-
-    #[test]
-    fn contraction_pieces() {
-        let pieces = |text: &str| -> Vec<String> {
-            tokens(text)
-                .filter(|(r, _)| is_contraction_piece(text, r))
-                .map(|(_, w)| w)
-                .collect()
-        };
-        assert_eq!(pieces("Why don't motors get it?"), ["don", "t"]);
-        assert_eq!(
-            pieces("It’s short, isn’t it? We'll see; you're right"),
-            ["s", "isn", "t", "ll", "re"]
-        );
-        assert_eq!(pieces("Won't it? Can't it?"), ["won", "t", "can", "t"]);
-        // Not contractions: a type parameter, a lifetime, a name, a quoted word.
-        assert!(pieces("impl<T> Foo for &'a T where T: 'static").is_empty());
-        assert!(pieces("O'Brien and 'x' in the 'n' case").is_empty());
     }
 
     #[test]
