@@ -30,8 +30,12 @@ run() { # name corpus questions [extra args]
   echo "eval/results/$name.md"
 }
 
-run corpus corpus eval/questions/corpus.json --sizes 400,800,1200 "${model[@]}"
-run express "$shared/express/astro-5x/src/content/docs/en/5x" eval/questions/express.json --sizes 400,800,1200 "${model[@]}"
+run corpus corpus eval/questions/corpus.json --sizes 400,800,1200 "${model[@]}" \
+  --followups eval/questions/followups-corpus.json
+run express "$shared/express/astro-5x/src/content/docs/en/5x" eval/questions/express.json --sizes 400,800,1200 "${model[@]}" \
+  --followups eval/questions/followups-express.json
+# The demo corpus's decisions collection: questions that need a decision and a guide.
+run decisions corpus eval/questions/corpus-decisions.json "${model[@]}"
 run person-a "$shared/person-a/example-content" eval/questions/person-a.json --private-dir notebook --site-name "Person A" "${model[@]}"
 run rust-reference "$shared/rust-reference" eval/questions/rust-reference.json "${model[@]}"
 run rustc-dev-guide "$shared/rustc-dev-guide" eval/questions/rustc-dev-guide.json "${model[@]}"

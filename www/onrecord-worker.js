@@ -52,9 +52,9 @@ serve({
   },
   info: () => loaded().info(),
   verifyQuote: ({ fragment, text }) => loaded().verifyQuote(fragment, text),
-  ask({ corpus, question }) {
+  ask({ corpus, question, context }) {
     const engine = corpus === 'documents' ? documents : site;
     if (!engine) throw new Error(`no ${corpus === 'documents' ? 'documents' : 'index'} loaded`);
-    return engine.ask(question);
+    return engine.ask(question, context);
   },
 });

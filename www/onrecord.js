@@ -120,7 +120,7 @@ function mountDialog() {
 /** Keeps Tab and Shift-Tab inside the open dialog.
  * @param {KeyboardEvent} event @param {HTMLDialogElement} dialog @param {ShadowRoot} shadow */
 function trapFocus(event, dialog, shadow) {
-  const items = /** @type {HTMLElement[]} */ ([...dialog.querySelectorAll('a[href], button:not([disabled]), input:not([disabled])')])
+  const items = /** @type {HTMLElement[]} */ ([...dialog.querySelectorAll('a[href], button:not([disabled]), input:not([disabled]), summary')])
     .filter((node) => node.getClientRects().length);
   if (!items.length) return;
   const first = items[0];

@@ -5,6 +5,7 @@
 //! after that lives in `onrecord-core`. The eval harness calls [`build`] so that it indexes
 //! exactly as this CLI does.
 
+mod config;
 mod embed;
 mod scale;
 
@@ -23,6 +24,7 @@ use onrecord_sources::{
 };
 use sha2::{Digest, Sha256};
 
+pub use crate::config::CONFIG_FILE;
 pub use crate::embed::{
     CandleBert, DEFAULT_CACHE_DIR, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS, ModelFiles,
     Teacher,
@@ -89,6 +91,8 @@ pub struct Report {
     /// Pages set aside from quoted answers (release notes, listings), with their kind and
     /// whether the site owner declared it.
     pub set_aside: Vec<(String, PageKind, bool)>,
+    /// Collections with the number of indexed pages in each.
+    pub collections: Vec<(String, usize)>,
 }
 
 /// What a corpus folder holds, and so which reader reads its pages.
@@ -154,6 +158,7 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     let is_private = |rel: Option<&str>, bytes: &[u8]| {
         rel.is_some_and(|r| r.starts_with(&private_prefix)) || declares_private(bytes)
     };
+    let config = config::Config::load(root)?;
     let input = Input::detect(&files, &private_prefix);
     report.input = input;
     let ignored = files
@@ -186,6 +191,8 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     };
     let mut hasher = Sha256::new();
     hasher.update(b"onrecord-corpus-v1\0");
+    hasher.update((config.bytes.len() as u64).to_le_bytes());
+    hasher.update(&config.bytes);
     hasher.update(format!(
         "{}\0{}\0{}\0{}\0",
         options.default_lang.tag(),
@@ -199,7 +206,7 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         // Private notes are markdown, beside a markdown folder or an HTML site.
         let note_candidate = is_markdown(rel);
         if !input.is_page(rel) && !note_candidate {
-            report.other_files += 1;
+            report.other_files += usize::from(rel != CONFIG_FILE);
             continue;
         }
         let bytes = fs::read(root.join(rel)).with_context(|| format!("{rel}: cannot read file"))?;
@@ -237,7 +244,7 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         hasher.update([0]);
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(&bytes);
-        let page = match reader.read(rel, &utf8(rel, &bytes)?)? {
+        let mut page = match reader.read(rel, &utf8(rel, &bytes)?)? {
             Read::Page(page) => page,
             Read::Skipped { reason } => {
                 report.pages_skipped.push((rel.clone(), reason));
@@ -245,6 +252,10 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
             }
             _ => continue,
         };
+        // A page's own collection (frontmatter, meta tag) wins over the folder rules.
+        if page.doc.collection.is_none() {
+            page.doc.collection = config.collection_for(rel).map(str::to_owned);
+        }
         for (name, bytes) in &page.included {
             hasher.update(name.as_bytes());
             hasher.update([0]);
@@ -285,6 +296,9 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     };
     let mut builder = IndexBuilder::new(options.default_lang, settings);
     builder.name_site(&options.site_names);
+    for collection in &config.collections {
+        builder.declare_collection(collection.clone());
+    }
     for page in &pages {
         if page.draft {
             report.drafts_skipped.push(page.doc.path.clone());
@@ -298,11 +312,18 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
             continue;
         }
         let drafts = chunk(&page.doc, options.fragment_chars);
-        let kind = page.kind.unwrap_or_else(|| page_kind(&page.doc));
+        // The release-notes collection declares its pages release notes too.
+        let declared_notes = page.doc.collection.as_deref() == Some("release-notes");
+        let kind = page
+            .kind
+            .or(declared_notes.then_some(PageKind::ReleaseNotes))
+            .unwrap_or_else(|| page_kind(&page.doc));
         if kind.is_noise() {
-            report
-                .set_aside
-                .push((page.doc.path.clone(), kind, page.kind.is_some()));
+            report.set_aside.push((
+                page.doc.path.clone(),
+                kind,
+                page.kind.is_some() || declared_notes,
+            ));
         }
         builder.add_page(&page.doc, &drafts, kind);
         report.pages_indexed += 1;
@@ -311,6 +332,19 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         builder.add_hint(note.hint, &note.keywords, note.lang);
     }
     let mut index = builder.finish();
+    report.collections = index
+        .collections
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let pages = index
+                .docs
+                .iter()
+                .filter(|d| d.collection == Some(i as u32))
+                .count();
+            (c.name.clone(), pages)
+        })
+        .collect();
     if let Some(embedder) = embedder {
         let (embedded, stats) = embedder.embed_fragments(&embedding_texts(&index))?;
         let mut vectors = VectorIndex::new(embedder.query_model_checksum, embedder.dims as u32);
@@ -643,6 +677,17 @@ impl fmt::Display for Report {
             "set aside         {} (quoted only for questions about versions or changes){}",
             set_aside.len(),
             list(&set_aside)
+        )?;
+        let collections: Vec<String> = self
+            .collections
+            .iter()
+            .map(|(name, pages)| format!("{name}: {pages}"))
+            .collect();
+        writeln!(
+            f,
+            "collections       {}{}",
+            collections.len(),
+            list(&collections)
         )?;
         writeln!(
             f,

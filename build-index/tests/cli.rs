@@ -115,3 +115,83 @@ fn a_missing_corpus_is_a_clear_error() {
     assert!(stderr.contains("does not exist"), "{stderr}");
     assert!(!dir.join("out").exists());
 }
+
+#[test]
+fn a_broken_collections_file_names_the_file_and_line() {
+    let (stderr, _) = failing_build("onrecord.yml", b"collections:\n  decisions:\n    cap: 0\n");
+    assert!(
+        stderr.contains("onrecord.yml:2: collection 'decisions': cap must be at least 1"),
+        "{stderr}"
+    );
+    let (stderr, _) = failing_build(
+        "onrecord.yml",
+        b"collections:\n  guides:\n    folder: [docs/]\n",
+    );
+    assert!(stderr.contains("onrecord.yml:3: "), "{stderr}");
+    let (stderr, _) = failing_build("p.md", b"---\ncollection: how to\n---\nbody\n");
+    assert!(stderr.contains("p.md: collection 'how to'"), "{stderr}");
+}
+
+/// Folder rules assign collections, a page's own frontmatter wins, names are case-folded, and
+/// the release-notes collection is release notes (set aside unless a question asks about changes).
+#[test]
+fn collections_come_from_folder_rules_and_frontmatter() {
+    let dir = scratch();
+    let corpus = dir.join("c");
+    write(
+        &corpus,
+        "onrecord.yml",
+        b"collections:\n  decisions:\n    folders: [adr/]\n    cap: 1\n    label: Why we chose\n  release-notes:\n    folders: [changes]\n",
+    );
+    write(&corpus, "adr/one.md", b"# One\n\nWe chose one motor.\n");
+    write(
+        &corpus,
+        "adr/guide.md",
+        b"---\ncollection: Guides\n---\n# Guide\n\nHow it works.\n",
+    );
+    write(&corpus, "changes/v1.md", b"# 1.0\n\nFirst release.\n");
+    write(&corpus, "plain.md", b"# Plain\n\nNo collection.\n");
+    let built = build_index::build(&corpus, &build_index::Options::standard()).unwrap();
+    let index = &built.index;
+    let of = |path: &str| {
+        let doc = index.docs.iter().find(|d| d.path == path).unwrap();
+        (
+            doc.collection
+                .map(|c| index.collections[c as usize].name.as_str()),
+            doc.kind,
+        )
+    };
+    use onrecord_core::PageKind;
+    assert_eq!(of("adr/one.md"), (Some("decisions"), PageKind::Page));
+    assert_eq!(of("adr/guide.md"), (Some("guides"), PageKind::Page));
+    assert_eq!(
+        of("changes/v1.md"),
+        (Some("release-notes"), PageKind::ReleaseNotes)
+    );
+    assert_eq!(of("plain.md"), (None, PageKind::Page));
+    let decisions = index
+        .collections
+        .iter()
+        .find(|c| c.name == "decisions")
+        .unwrap();
+    assert_eq!(
+        (decisions.label.as_str(), decisions.cap),
+        ("Why we chose", 1)
+    );
+    assert!(
+        built
+            .report
+            .to_string()
+            .contains("collections       3 (decisions: 1, release-notes: 1, guides: 1)"),
+        "{}",
+        built.report
+    );
+    // The file is part of the corpus: changing it changes the corpus hash.
+    write(
+        &corpus,
+        "onrecord.yml",
+        b"collections:\n  decisions:\n    folders: [adr/]\n",
+    );
+    let rebuilt = build_index::build(&corpus, &build_index::Options::standard()).unwrap();
+    assert_ne!(rebuilt.index.corpus_hash, index.corpus_hash);
+}

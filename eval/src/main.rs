@@ -14,6 +14,7 @@
 
 mod cross;
 mod fit;
+mod followups;
 mod metrics;
 mod questions;
 mod report;
@@ -30,10 +31,11 @@ const USAGE: &str =
     "usage: eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT]
             [--private-dir NAME] [--site-name NAME] [--fragment-chars N] [--sizes N,N,...]
             [--check] [--lexical | --teacher DIR --model-dir DIR]
-            [--hint-floor X]
+            [--hint-floor X] [--followups FILE]
        eval --cross REGISTRY [--json OUT] [--markdown OUT] [--write-shipped]
             [--lexical | --teacher DIR --model-dir DIR]
   --check        only check the question file (ids, evidence phrases) and exit
+  --followups FILE  also score follow-up pairs (eval/questions/followups-*.json) on the corpus
   --cross FILE   the cross-corpus protocol over the corpora of FILE (eval/corpora.json): each
                  corpus left out in turn, knobs chosen on the dev halves of the others
   --dump-rows FILE  with --cross: every question's evidence features, as JSON lines
@@ -74,6 +76,8 @@ pub struct Args {
     pub write_shipped: bool,
     /// With `cross`: write every question's evidence features here (JSON lines).
     pub dump_rows: Option<PathBuf>,
+    /// Follow-up pairs to score on the same corpus.
+    pub followups: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -100,6 +104,7 @@ fn parse_args() -> Result<Args> {
     let mut lexical = false;
     let mut write_shipped = false;
     let mut dump_rows = None;
+    let mut followups = None;
     let mut answer = onrecord_core::AnswerConfig::DEFAULT;
     let mut teacher: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
@@ -146,6 +151,7 @@ fn parse_args() -> Result<Args> {
             "--lexical" => lexical = true,
             "--write-shipped" => write_shipped = true,
             "--dump-rows" => dump_rows = Some(PathBuf::from(value("--dump-rows")?)),
+            "--followups" => followups = Some(PathBuf::from(value("--followups")?)),
             "--hint-floor" => answer.hint_floor = parse_f32(&value("--hint-floor")?)?,
             "--teacher" => teacher = Some(PathBuf::from(value("--teacher")?)),
             "--model-dir" => model_dir = Some(PathBuf::from(value("--model-dir")?)),
@@ -170,6 +176,7 @@ fn parse_args() -> Result<Args> {
         _ => bail!("--teacher and --model-dir go together"),
     };
     Ok(Args {
+        followups,
         cross,
         write_shipped,
         dump_rows,
@@ -211,17 +218,38 @@ fn run() -> Result<ExitCode> {
             args.questions.display()
         );
     }
+    let pairs = match &args.followups {
+        Some(path) => {
+            let pairs = followups::load(path)?;
+            let problems = followups::check(&pairs, &args.corpus, &args.options);
+            if !problems.is_empty() {
+                for p in &problems {
+                    eprintln!("{}: {p}", path.display());
+                }
+                bail!("{} problem(s) in {}", problems.len(), path.display());
+            }
+            pairs
+        }
+        None => Vec::new(),
+    };
     if args.check_only {
         println!(
             "{}: {} questions, all evidence phrases found",
             args.questions.display(),
             questions.len()
         );
+        if let Some(path) = &args.followups {
+            println!(
+                "{}: {} follow-up pairs, all evidence phrases found",
+                path.display(),
+                pairs.len()
+            );
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let embedder = load_embedder(&args)?;
     let built = build_with(&args.corpus, &args.options, embedder.as_ref())?;
-    let result = report::evaluate(&args, &questions, &built, embedder.as_ref())?;
+    let result = report::evaluate(&args, &questions, &pairs, &built, embedder.as_ref())?;
     print!("{}", result.markdown);
     if let Some(path) = &args.markdown {
         std::fs::write(path, &result.markdown)

@@ -11,6 +11,7 @@ use onrecord_core::{
 use serde_json::{Value, json};
 
 use crate::Args;
+use crate::followups::{self, Pair};
 use crate::metrics::{self, DEPTH, Retrieval};
 use crate::questions::{Kind, Question, Split, select};
 
@@ -38,6 +39,8 @@ struct Setup<'a> {
     teacher: Option<&'a Embedder>,
     rows: Vec<Row<'a>>,
     sizes: &'a [(usize, Index, usize)],
+    /// The follow-up pairs and their file, when given.
+    followups: Option<(&'a std::path::Path, &'a [Pair])>,
 }
 
 impl Setup<'_> {
@@ -56,6 +59,7 @@ impl Setup<'_> {
 pub fn evaluate(
     args: &Args,
     questions: &[Question],
+    pairs: &[Pair],
     built: &Build,
     embedder: Option<&Embedder>,
 ) -> Result<Evaluation> {
@@ -134,6 +138,7 @@ pub fn evaluate(
         teacher: embedder,
         rows,
         sizes: &sizes,
+        followups: args.followups.as_deref().map(|path| (path, pairs)),
     };
 
     let mut md = String::new();
@@ -378,6 +383,14 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
         md.push_str(section);
     }
 
+    let followups = setup.followups.map(|(file, pairs)| {
+        let selected = followups::select(pairs, split);
+        let (section, json) =
+            followups::evaluate(index, setup.model, &setup.answer, &selected, file);
+        md.push_str(&section);
+        json
+    });
+
     let json = json!({
         "questions": qs.len(),
         "split": split.name(),
@@ -403,6 +416,7 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
         "latency_ms": { "p50": p50, "p95": p95 },
         "index_bytes": built.bytes.len(),
         "expectations": expectations.map(|(_, v)| v),
+        "followups": followups,
     });
     (md, json)
 }

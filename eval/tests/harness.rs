@@ -58,6 +58,73 @@ fn the_express_question_set_checks() {
 }
 
 #[test]
+fn the_follow_up_sets_check() {
+    for (corpus, questions, followups) in [
+        (
+            root().join("corpus"),
+            "eval/questions/corpus.json",
+            "eval/questions/followups-corpus.json",
+        ),
+        (
+            shared("express/astro-5x/src/content/docs/en/5x"),
+            "eval/questions/express.json",
+            "eval/questions/followups-express.json",
+        ),
+    ] {
+        let (ok, stdout, stderr) = eval(&[
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--questions",
+            questions,
+            "--followups",
+            followups,
+            "--check",
+        ]);
+        assert!(ok, "{followups}: {stderr}");
+        assert!(
+            stdout.contains("follow-up pairs, all evidence phrases found"),
+            "{stdout}"
+        );
+    }
+    check(
+        &root().join("corpus"),
+        "eval/questions/corpus-decisions.json",
+    );
+}
+
+#[test]
+fn a_broken_follow_up_file_is_refused_with_reasons() {
+    let dir = std::env::temp_dir().join(format!("onrecord-eval-f-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("f.json");
+    std::fs::write(
+        &file,
+        r#"[{"id":"a","kind":"explanation","first":"q?","followup":"why?"},
+            {"id":"a","kind":"malformed","first":"q?","followup":"and?","resolved":"and?"},
+            {"id":"b","kind":"refinement","first":"q?","followup":"and?","resolved":"q?","evidence":[{"file":"faq.md","phrase":"these six words are not there"}]}]"#,
+    )
+    .unwrap();
+    let (ok, _, stderr) = eval(&[
+        "--corpus",
+        "corpus",
+        "--questions",
+        "eval/questions/corpus.json",
+        "--followups",
+        file.to_str().unwrap(),
+        "--check",
+    ]);
+    assert!(!ok);
+    for problem in [
+        "a: explanation without scope",
+        "a: duplicate id",
+        "a: context is for malformed pairs, and they need one",
+        "b: phrase not found in faq.md",
+    ] {
+        assert!(stderr.contains(problem), "{problem}: {stderr}");
+    }
+}
+
+#[test]
 fn the_person_a_question_set_checks() {
     check(
         &shared("person-a/example-content"),
@@ -100,9 +167,12 @@ fn a_run_writes_the_protocol_json() {
         "test",
         "--json",
         out.to_str().unwrap(),
+        "--followups",
+        "eval/questions/followups-corpus.json",
     ]);
     assert!(ok, "{stderr}");
     assert!(stdout.contains("### Retrieval ablation"), "{stdout}");
+    assert!(stdout.contains("### Follow-ups"), "{stdout}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(json["split"], "test");
@@ -121,6 +191,22 @@ fn a_run_writes_the_protocol_json() {
         assert!((0.0..=1.0).contains(&v), "{field} = {v}");
     }
     assert!(json["index_bytes"].as_u64().unwrap() > 0);
+    let followups = &json["followups"];
+    let resolved = followups["resolved"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&resolved), "{followups}");
+    assert!(followups["subject_leaks"].as_u64().is_some(), "{followups}");
+    for kind in [
+        "refinement",
+        "explanation",
+        "new-subject",
+        "pronoun",
+        "malformed",
+    ] {
+        assert!(
+            followups["by_kind"][kind]["n"].as_u64().unwrap() > 0,
+            "{kind}: {followups}"
+        );
+    }
     assert!(
         json["latency_ms"]["p95"].as_f64().unwrap() >= json["latency_ms"]["p50"].as_f64().unwrap()
     );

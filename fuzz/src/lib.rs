@@ -45,6 +45,7 @@ pub fn fixture() -> Index {
         title: title.into(),
         lang,
         themes: vec!["cargo".into()],
+        collection: None,
         sections: vec![SourceSection {
             heading_path: vec![title.into()],
             anchor: path.into(),

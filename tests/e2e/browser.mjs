@@ -44,9 +44,11 @@ export async function open(context, url, setup = async () => {}) {
 export async function ask(page, question, { open = true } = {}) {
   if (open) await page.locator('.launch').click();
   const input = page.getByRole('searchbox', { name: 'Ask these pages' });
+  // The answer joins the thread as its last turn; earlier turns stay, collapsed.
+  const turns = await page.locator('.turn').count();
   await input.fill(question);
   await input.press('Enter');
-  await page.locator('.answer').waitFor();
+  await page.locator('.turn').nth(turns).locator('.answer').waitFor();
 }
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

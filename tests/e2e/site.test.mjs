@@ -98,6 +98,81 @@ test('strict CSP with Trusted Types: answers, follows the citation to its headin
   await context.close();
 });
 
+test('keyboard only, strict CSP: a thread of a question, a refinement and a new subject; collections as labels; "New question"', async () => {
+  const context = await browser.newContext();
+  const since = strict.server.cspReports.length;
+  const { page, errors, violations } = await open(context, strict.url);
+  const shadow = (/** @type {string} */ selector) => page.locator(`.onrecord ${selector}`);
+  const active = () => page.evaluate(() => {
+    const inner = document.activeElement?.shadowRoot?.activeElement;
+    return inner ? `${inner.tagName.toLowerCase()}${inner.className ? '.' + inner.className.replace(/ /g, '.') : ''}:${inner.textContent?.slice(0, 40)}` : '';
+  });
+  /** Tabs forward until the focused element matches, at most 30 times. */
+  const tabTo = async (/** @type {RegExp} */ want) => {
+    const seen = [];
+    for (let i = 0; i < 30; i++) {
+      await page.keyboard.press('Tab');
+      const now = await active();
+      if (want.test(now)) return;
+      seen.push(now);
+    }
+    assert.fail(`never reached ${want}: ${seen.join(' | ')}`);
+  };
+  const turns = shadow('details.turn');
+  /** Types a question, presses Enter and waits for its turn (the `n`th). */
+  const askByKeyboard = async (/** @type {string} */ question, /** @type {number} */ n) => {
+    await page.keyboard.type(question);
+    await page.keyboard.press('Enter');
+    await turns.nth(n - 1).locator('.answer').waitFor();
+    assert.equal(await turns.count(), n);
+  };
+  await page.locator('.launch').waitFor();
+  await page.keyboard.press('Control+k');
+  await askByKeyboard('When does the first ferry leave on weekdays?', 1);
+  assert.match(await shadow('.onrecord-quote').textContent(), /06:40 every weekday/);
+  assert.equal(await shadow('.onrecord-cite .chip.collection').textContent(), 'How it works');
+  // A refinement: read with the previous question, said so on screen and in the live region.
+  await askByKeyboard('And on Sundays?', 2);
+  const read = 'Read as “When does the first ferry leave on Sundays?”.';
+  assert.equal(await turns.nth(1).locator('.read-as').textContent(), read);
+  assert.match(await shadow('.onrecord-quote').textContent(), /On Sundays the first ferry leaves at 09:15/);
+  assert.ok((await shadow('.onrecord-status').textContent()).startsWith(read + ' Answered with 1 quote'));
+  // The earlier turn is collapsed to its question.
+  assert.deepEqual(await turns.evaluateAll((ds) => ds.map((d) => d.open)), [false, true]);
+  assert.equal(await turns.nth(0).locator('summary').textContent(), 'When does the first ferry leave on weekdays?');
+  assert.equal(await turns.nth(0).locator('.answer').count(), 0);
+  // A new subject: read as typed, nothing of the ferry times in it.
+  await askByKeyboard('How much is a return ticket?', 3);
+  assert.equal(await turns.nth(2).locator('.read-as').count(), 0);
+  assert.match(await shadow('.onrecord-quote').textContent(), /A return ticket costs 7 euros/);
+  // Explore further: a suggestion fills the box and asks nothing.
+  await tabTo(/^button\.link\.suggest:/);
+  const suggestion = (await active()).split(':').slice(1).join(':');
+  await page.keyboard.press('Enter');
+  assert.equal(await shadow('input[type="search"]').inputValue(), (await shadow('button.suggest').first().textContent()));
+  assert.ok(suggestion.startsWith('What does “'), suggestion);
+  assert.equal(await turns.count(), 3, 'a suggestion is not asked');
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('Backspace');
+  // An earlier turn opens from the keyboard.
+  await tabTo(/^summary\.asked:When does the first ferry/);
+  await page.keyboard.press('Enter');
+  await turns.nth(0).locator('.onrecord-quote').waitFor();
+  // "New question" drops the thread: the next question is read on its own.
+  await tabTo(/^button\.link\.fresh:/);
+  await page.keyboard.press('Enter');
+  assert.equal(await turns.count(), 0);
+  assert.match(await shadow('.onrecord-status').textContent(), /^New question/);
+  assert.match(await active(), /^input/, 'focus back in the box');
+  await askByKeyboard('Why does the first ferry leave so early?', 1);
+  assert.equal(await turns.nth(0).locator('.read-as').count(), 0);
+  assert.equal(await shadow('.onrecord-cite .chip.collection').first().textContent(), 'Why we decided');
+  assert.match(await shadow('.onrecord-quote').first().textContent(), /shifts/);
+  assert.deepEqual(await allViolations(violations, strict.server, since), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('XSS payloads in the corpus render literally as text', async () => {
   const context = await browser.newContext();
   const since = strict.server.cspReports.length;

@@ -85,12 +85,41 @@ test('an answer for a turn that is no longer in the thread is dropped', () => {
   assert.deepEqual(s.notice, { kind: 'answered' });
 });
 
-test('each question starts a new thread until follow-ups exist; going back to the site empties it', () => {
-  let s = S.answered(S.asked(S.initial(), 'one'), 1, answer());
-  s = S.asked(s, 'two');
-  assert.deepEqual(s.turns.map((t) => [t.id, t.question, t.answer]), [[2, 'two', null]]);
+test('questions join the thread with the last answer\'s context; "New question" and going back to the site empty it', () => {
+  const context = { version: 5, index: 'ab', question: 'one', fragments: [3] };
+  let s = S.answered(S.asked(S.initial(), 'one'), 1, { ...answer(), context });
+  assert.equal(s.turns[0].context, null, 'the first question carries no context');
+  s = S.asked(s, 'and two?');
+  assert.deepEqual(s.turns.map((t) => [t.id, t.question, t.context]), [[1, 'one', null], [2, 'and two?', context]]);
+  // A turn still waiting is skipped: the next question follows the last answered one.
+  s = S.asked(s, 'and three?');
+  assert.equal(s.turns[2].context, context);
+  s = S.newThread(s);
+  assert.deepEqual([s.turns, s.notice], [[], { kind: 'new-thread' }]);
+  s = S.asked(s, 'four');
+  assert.equal(s.turns[0].context, null, 'after "New question" nothing is followed up');
   s = S.backToSite(S.documentsIndexed(s, ['a.md']));
   assert.deepEqual([s.corpus, s.documents, s.turns], ['site', [], []]);
+  for (let i = 0; i < 30; i++) s = S.asked(s, `q${i}`);
+  assert.equal(s.turns.length, 20, 'the thread keeps its last 20 turns');
+});
+
+test('follow-ups, collections and suggestions are worded in both languages', () => {
+  assert.equal(en.readAs({ kind: 'refinement', question: 'How long is the warranty for parts?' }),
+    'Read as “How long is the warranty for parts?”.');
+  assert.equal(en.readAs({ kind: 'explanation', question: 'Why? Is it open on Mondays?' }),
+    'Read as “Why? Is it open on Mondays?”, about the answer before.');
+  assert.equal(de.readAs({ kind: 'pronoun', question: 'Wie schwer ist der Tern?' }), 'Verstanden als „Wie schwer ist der Tern?“.');
+  assert.equal(en.collection({ name: 'decisions', label: '' }), 'Why we decided');
+  assert.equal(de.collection({ name: 'guides', label: '' }), 'So funktioniert es');
+  assert.equal(en.collection({ name: 'decisions', label: 'Our reasons' }), 'Our reasons', 'the site\'s label wins');
+  assert.equal(en.collection({ name: 'how-tos', label: '' }), 'how-tos', 'a site\'s own collection shows its name');
+  const section = (collection, title = 'Warranty', sectionName = 'Making a claim') => ({ fragment: 1, title, section: sectionName, url: '/w/', collection });
+  assert.equal(en.suggest(section(null)), 'What does “Warranty” say about “Making a claim”?');
+  assert.equal(en.suggest(section(null, 'FAQ', '')), 'What does “FAQ” say?');
+  assert.equal(en.suggest(section({ name: 'decisions', label: '' }, 'Decision 4: A deposit')), 'What was decided in “Decision 4: A deposit”, and why?');
+  assert.equal(en.suggest(section({ name: 'release-notes', label: '' }, 'Changes', '2.4.1')), 'What changed in “2.4.1”?');
+  assert.equal(de.suggest(section(null)), 'Was steht in „Warranty“ zu „Making a claim“?');
 });
 
 test('"Ready" replaces only the loading notice; a failure is kept', () => {

@@ -8,15 +8,17 @@ import { connect } from './protocol.js';
  * @typedef {import('./protocol.js').AnswerDto} AnswerDto
  * @typedef {import('./protocol.js').IndexInfoDto} IndexInfoDto
  * @typedef {import('./protocol.js').VerifiedQuoteDto} VerifiedQuoteDto
+ * @typedef {import('./protocol.js').TurnContextDto} TurnContextDto
  * @typedef {import('../onrecord.js').Options} Options
  *
  * @typedef {object} SiteEngine  the site's index; summary.js needs info and verifyQuote
- * @property {(question: string) => Promise<AnswerDto>} ask
+ * @property {(question: string, context?: TurnContextDto | null) => Promise<AnswerDto>} ask
+ *   a follow-up when `context` is the previous answer's
  * @property {() => Promise<IndexInfoDto>} info
  * @property {(fragment: number, text: string) => Promise<VerifiedQuoteDto | null>} verifyQuote
  *
  * @typedef {object} DocumentsEngine  the visitor's own files, indexed in the worker
- * @property {(question: string) => Promise<AnswerDto>} ask
+ * @property {(question: string, context?: TurnContextDto | null) => Promise<AnswerDto>} ask
  * @property {() => Promise<void>} forget
  */
 
@@ -63,7 +65,7 @@ export function siteEngine(opts, onMeaning) {
         }));
       }
       return {
-        ask: (question) => call('ask', { corpus: 'site', question }),
+        ask: (question, context = null) => call('ask', { corpus: 'site', question, context }),
         info: () => call('info', {}),
         verifyQuote: (fragment, text) => call('verifyQuote', { fragment, text }),
       };
@@ -85,7 +87,7 @@ export async function documentsEngine(opts, names, texts) {
   const call = await workerFor(opts);
   await call('documents', { names, texts, lang: opts.lang });
   return {
-    ask: (question) => call('ask', { corpus: 'documents', question }),
+    ask: (question, context = null) => call('ask', { corpus: 'documents', question, context }),
     forget: () => call('forget', {}),
   };
 }

@@ -10,6 +10,9 @@ import { MAX_QUESTION_CHARS } from './state.js';
  * @typedef {import('../dist/pkg/onrecord_wasm.js').DeclineDto} DeclineDto
  * @typedef {import('./state.js').Failure} Failure
  * @typedef {import('./state.js').Refusal} Refusal
+ * @typedef {import('../dist/pkg/onrecord_wasm.js').AnswerDto['turn']} TurnDto
+ * @typedef {import('../dist/pkg/onrecord_wasm.js').CollectionDto} CollectionDto
+ * @typedef {import('../dist/pkg/onrecord_wasm.js').SectionDto} SectionDto
  * @typedef {typeof en} Messages
  */
 
@@ -76,6 +79,23 @@ const en = {
   otherSections: 'Other matching sections',
   privateNotes: 'These pages do not answer that, but private notes of the site owner cover it:',
   askForSummary: 'Ask for a summary',
+  newQuestion: 'New question',
+  newThread: 'New question: the next one is read on its own, not as a follow-up.',
+  /** How a follow-up was read. @param {TurnDto} turn */
+  readAs: (turn) => `Read as “${turn.question}”${turn.kind === 'explanation' ? ', about the answer before' : ''}.`,
+  /** A quote's label: the site's own, else the built-in collection's. @param {CollectionDto} c */
+  collection: (c) => c.label || ({
+    guides: 'How it works', decisions: 'Why we decided', reference: 'Reference', 'release-notes': 'Release notes',
+  })[c.name] || c.name,
+  exploreFurther: 'Explore further',
+  /** A suggested next question about a section near the quoted ones (fills the box, never asks).
+   * @param {SectionDto} s */
+  suggest: (s) => {
+    const kind = s.collection?.name;
+    if (kind === 'release-notes') return `What changed in “${s.section || s.title}”?`;
+    if (kind === 'decisions') return `What was decided in “${s.title}”, and why?`;
+    return s.section ? `What does “${s.title}” say about “${s.section}”?` : `What does “${s.title}” say?`;
+  },
   /** @param {string[]} terms */
   neverMention: (terms) => `These pages never mention ${list(terms, '‘', '’', 'or')}.`,
   /** Why the engine declined, and the words no page uses when the gate did not already say so.
@@ -178,6 +198,19 @@ const de = {
   otherSections: 'Weitere passende Abschnitte',
   privateNotes: 'Diese Seiten beantworten das nicht, aber private Notizen des Website-Betreibers behandeln es:',
   askForSummary: 'Zusammenfassung anfordern',
+  newQuestion: 'Neue Frage',
+  newThread: 'Neue Frage: Die nächste wird für sich gelesen, nicht als Nachfrage.',
+  readAs: (turn) => `Verstanden als „${turn.question}“${turn.kind === 'explanation' ? ', bezogen auf die Antwort davor' : ''}.`,
+  collection: (c) => c.label || ({
+    guides: 'So funktioniert es', decisions: 'Warum wir so entschieden haben', reference: 'Referenz', 'release-notes': 'Versionshinweise',
+  })[c.name] || c.name,
+  exploreFurther: 'Weiter erkunden',
+  suggest: (s) => {
+    const kind = s.collection?.name;
+    if (kind === 'release-notes') return `Was hat sich in „${s.section || s.title}“ geändert?`;
+    if (kind === 'decisions') return `Was wurde in „${s.title}“ entschieden, und warum?`;
+    return s.section ? `Was steht in „${s.title}“ zu „${s.section}“?` : `Was steht in „${s.title}“?`;
+  },
   neverMention: (terms) => `Diese Seiten erwähnen ${list(terms, '‚', '‘', 'oder')} nicht.`,
   declineReason: (d, missing) => {
     const why = {

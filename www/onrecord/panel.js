@@ -33,13 +33,22 @@ export class Panel {
       maxQuotes: opts.maxQuotes,
       onSummary: opts.proxy && opts.assets.summary ? (turn, box, button) => this.summary(turn, box, button) : null,
       onSiteAgain: () => this.backToSite(),
+      onNewThread: () => this.newThread(),
+      onSuggest: (question) => {
+        this.input.value = question;
+        this.input.focus();
+      },
     };
 
-    const { form, files, drop } = this.view;
+    const { form, files, drop, fresh } = this.view;
     form.addEventListener('submit', (event) => {
       event.preventDefault();
-      this.ask(this.input.value.trim());
+      const question = this.input.value.trim();
+      // The box empties for the next question; this one heads its turn in the thread.
+      if (question) this.input.value = '';
+      this.ask(question);
     });
+    fresh.addEventListener('click', this.ctx.onNewThread);
     files.addEventListener('change', () => this.addFiles([...(files.files ?? [])]));
     this.root.addEventListener('dragover', (event) => {
       event.preventDefault();
@@ -81,7 +90,7 @@ export class Panel {
     const engine = turn.corpus === 'documents' ? this.documents : await this.load();
     if (!engine) return;
     try {
-      this.update(S.answered(this.state, turn.id, await engine.ask(question)));
+      this.update(S.answered(this.state, turn.id, await engine.ask(question, turn.context)));
     } catch (err) {
       this.update(S.askFailed(this.state, turn.id, err instanceof Error ? err.message : String(err)));
     }
@@ -100,6 +109,13 @@ export class Panel {
       return this.update(S.documentsRefused(this.state, S.refusalOf(err)));
     }
     this.update(S.documentsIndexed(this.state, files.map((f) => f.name)));
+    this.input.focus();
+  }
+
+  /** "New question": drops the thread's context; the next question is read on its own. */
+  newThread() {
+    this.update(S.newThread(this.state));
+    this.input.value = '';
     this.input.focus();
   }
 

@@ -10,6 +10,7 @@
  * @typedef {import('../dist/pkg/onrecord_wasm.js').IndexInfoDto} IndexInfoDto
  * @typedef {import('../dist/pkg/onrecord_wasm.js').VerifiedQuoteDto} VerifiedQuoteDto
  * @typedef {import('../dist/pkg/onrecord_wasm.js').RefusalDto} RefusalDto
+ * @typedef {import('../dist/pkg/onrecord_wasm.js').TurnContextDto} TurnContextDto
  *
  * @typedef {'site' | 'documents'} Corpus  the site's index, or the visitor's own files
  *
@@ -19,13 +20,14 @@
  *   model: { payload: { url: string }, reply: void },
  *   documents: { payload: { names: string[], texts: string[], lang: string }, reply: void },
  *   forget: { payload: {}, reply: void },
- *   ask: { payload: { corpus: Corpus, question: string }, reply: AnswerDto },
+ *   ask: { payload: { corpus: Corpus, question: string, context: TurnContextDto | null }, reply: AnswerDto },
  *   info: { payload: {}, reply: IndexInfoDto },
  *   verifyQuote: { payload: { fragment: number, text: string }, reply: VerifiedQuoteDto | null },
  * }} Requests
  *   init: compile the wasm module (once); load: fetch and decode the site's index; model: add
  *   the query model (matching by meaning); documents: index a visitor's files in memory (a
- *   refusal keeps the previous ones); forget: drop them; ask: a question to either corpus;
+ *   refusal keeps the previous ones); forget: drop them; ask: a question to either corpus, a
+ *   follow-up when it carries the context of the thread's previous answer;
  *   info: the site index's version and corpus hash; verifyQuote: re-check a model's quote
  *   against the site index (summary.js).
  *

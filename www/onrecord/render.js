@@ -20,6 +20,7 @@ import { MAX_QUESTION_CHARS } from './state.js';
  * @property {HTMLElement} drop
  * @property {HTMLElement} status  the live region
  * @property {HTMLElement} result  the thread
+ * @property {HTMLButtonElement} fresh  "New question": ends the thread
  * @property {HTMLElement} refusal
  * @property {HTMLElement} documents
  *
@@ -29,6 +30,8 @@ import { MAX_QUESTION_CHARS } from './state.js';
  * @property {((turn: Turn, box: HTMLElement, button: HTMLButtonElement) => void) | null} onSummary
  *   offers "Ask for a summary" under answers from the site's pages
  * @property {() => void} onSiteAgain
+ * @property {() => void} onNewThread
+ * @property {(question: string) => void} onSuggest  puts a suggested question in the box
  */
 
 /**
@@ -61,14 +64,15 @@ export function panelView(msgs, opts) {
     el('div', { class: 'row' }, input, el('button', { type: 'submit', class: 'ask' }, msgs.ask)));
   const status = el('p', { class: 'onrecord-status', role: 'status', 'aria-live': 'polite' });
   const result = el('div', { class: 'result' });
+  const fresh = el('button', { type: 'button', class: 'link fresh', hidden: '' }, msgs.newQuestion);
   const files = el('input', { type: 'file', multiple: '', class: 'sr-only', accept: '.md,.markdown,.txt,text/markdown,text/plain' });
   const refusal = el('p', { class: 'source error', role: 'alert' });
   const documents = el('p', { class: 'source' });
   const drop = el('div', { class: 'drop' },
     el('p', {}, ...msgs.drop(el('label', { class: 'pick' }, msgs.chooseFiles, files))),
     refusal, documents);
-  const root = el('div', { class: 'panel' }, form, status, result, drop);
-  return { root, form, input, files, drop, status, result, refusal, documents };
+  const root = el('div', { class: 'panel' }, form, status, result, fresh, drop);
+  return { root, form, input, files, drop, status, result, fresh, refusal, documents };
 }
 
 /** Brings the view from `prev` to `next`, touching only what changed (a summary shown under
@@ -76,7 +80,11 @@ export function panelView(msgs, opts) {
  * @param {PanelView} view @param {PanelState} prev @param {PanelState} next @param {DrawContext} ctx */
 export function draw(view, prev, next, ctx) {
   if (next.turns !== prev.turns) {
-    view.result.replaceChildren(...next.turns.filter((t) => t.answer).map((t) => turnView(t, ctx)));
+    // The thread: earlier turns collapsed to their question, the latest one open (a question
+    // shows at once, its answer when it comes; the answer before it is collapsed by then).
+    const { turns } = next;
+    view.result.replaceChildren(...turns.map((t, i) => turnView(t, ctx, i === turns.length - 1)));
+    view.fresh.hidden = !turns.some((t) => t.answer);
   }
   if (next.refusal !== prev.refusal) view.refusal.textContent = next.refusal ? ctx.msgs.refusal(next.refusal) : '';
   if (next.documents !== prev.documents) {
@@ -104,6 +112,7 @@ function drawStatus(status, { notice, turns }, ctx) {
     case 'answered': status.textContent = answer ? answerStatus(answer, ctx) : ''; break;
     case 'indexed': status.textContent = msgs.indexed(notice.count); break;
     case 'site-again': status.textContent = msgs.siteAgain; break;
+    case 'new-thread': status.textContent = msgs.newThread; break;
     case 'ask-failed': status.textContent = msgs.askFailed(notice.detail); break;
     case 'summary-failed': status.textContent = msgs.summariesFailed(notice.detail); break;
     case 'unavailable': status.textContent = msgs.unavailable(notice.failure); break;
@@ -111,8 +120,15 @@ function drawStatus(status, { notice, turns }, ctx) {
   }
 }
 
+/** What the live region says about an answer: how a follow-up was read, then the outcome.
+ * @param {AnswerDto} answer @param {DrawContext} ctx */
+function answerStatus(answer, ctx) {
+  const read = readAs(answer) ? `${ctx.msgs.readAs(answer.turn)} ` : '';
+  return read + outcome(answer, ctx);
+}
+
 /** @param {AnswerDto} answer @param {DrawContext} ctx */
-function answerStatus(answer, { msgs, maxQuotes }) {
+function outcome(answer, { msgs, maxQuotes }) {
   if (answer.mode === 'answer') {
     const shown = answer.quotes.slice(0, maxQuotes);
     const first = shown[0]?.citation;
@@ -122,9 +138,30 @@ function answerStatus(answer, { msgs, maxQuotes }) {
   return msgs.declined(msgs.declineReason(answer.decline, answer.missingTerms));
 }
 
-/** One answered turn: quotes with citations, related private material, or a decline.
- * @param {Turn} turn @param {DrawContext} ctx */
-function turnView(turn, ctx) {
+/** Whether the question was read in the light of the turn before ("Read as: …").
+ * @param {AnswerDto} answer */
+const readAs = (answer) => ['refinement', 'explanation', 'pronoun'].includes(answer.turn?.kind);
+
+/** One turn: a disclosure headed by its question, open for the latest turn.
+ * @param {Turn} turn @param {DrawContext} ctx @param {boolean} latest */
+function turnView(turn, ctx, latest) {
+  const thread = el('details', { class: 'turn' }, el('summary', { class: 'asked' }, turn.question));
+  // An earlier turn is drawn when the visitor opens it: the thread stays light, and only the
+  // latest answer is in the page until then.
+  if (latest) {
+    thread.open = true;
+    if (turn.answer) thread.append(...answerView(turn, ctx));
+  } else if (turn.answer) {
+    thread.addEventListener('toggle', () => {
+      if (thread.open && thread.childElementCount === 1) thread.append(...answerView(turn, ctx));
+    });
+  }
+  return thread;
+}
+
+/** How a follow-up was read, then the answer.
+ * @param {Turn} turn @param {DrawContext} ctx @returns {HTMLElement[]} */
+function answerView(turn, ctx) {
   const { msgs } = ctx;
   const answer = /** @type {AnswerDto} */ (turn.answer);
   const own = turn.corpus === 'documents'; // the visitor's files have no pages to link to
@@ -143,6 +180,17 @@ function turnView(turn, ctx) {
       for (const r of related) list.append(el('li', {}, place(r.url, msgs.citation(r.title, r.section), own)));
       box.append(el('h3', { class: 'sub' }, msgs.otherSections), list);
     }
+    // Explore further: questions about the sections next to the quoted ones; they fill the box.
+    if (answer.explore?.length) {
+      const list = el('ul', { class: 'explore' });
+      for (const section of answer.explore) {
+        const question = msgs.suggest(section);
+        const button = el('button', { type: 'button', class: 'link suggest' }, question);
+        button.addEventListener('click', () => ctx.onSuggest(question));
+        list.append(el('li', {}, button));
+      }
+      box.append(el('h3', { class: 'sub' }, msgs.exploreFurther), list);
+    }
     if (ctx.onSummary && !own) {
       const onSummary = ctx.onSummary;
       const button = el('button', { type: 'button', class: 'summary' }, msgs.askForSummary);
@@ -158,7 +206,7 @@ function turnView(turn, ctx) {
     // A decline cites nothing: no quotes, no links, only the reason.
     box.append(el('p', { class: 'onrecord-decline' }, msgs.declined(msgs.declineReason(answer.decline, answer.missingTerms))));
   }
-  return box;
+  return readAs(answer) ? [el('p', { class: 'read-as' }, msgs.readAs(answer.turn)), box] : [box];
 }
 
 /** @param {QuoteDto} quote @param {boolean} own @param {Messages} msgs */
@@ -168,6 +216,8 @@ function quoteView(quote, own, msgs) {
   const jump = !own && c.textFragmentUrl && place(c.textFragmentUrl, msgs.goToQuote, false, 'jump');
   if (jump && jump.tagName === 'A') caption.append(' ', jump);
   caption.append(el('span', { class: 'pos' }, msgs.position(c.fragmentNo, c.fragmentCount)));
+  // The kind of truth it is: "How it works", "Why we decided", or the site's own label.
+  if (c.collection) caption.prepend(el('span', { class: 'chip collection' }, msgs.collection(c.collection)), ' ');
   // A table row is quoted under its header row, as the page shows it.
   const header = quote.header && el('div', { class: 'onrecord-row-header' }, quote.header);
   return el('figure', { class: 'quote' }, el('blockquote', { class: 'onrecord-quote' }, ...(header ? [header] : []), ...highlight(quote)), caption);

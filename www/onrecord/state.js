@@ -1,26 +1,28 @@
 // The panel's state as plain data, and the only functions that change it: panel.js turns events
 // into these transitions, render.js draws the result. No DOM here, so tests run it in Node.
 //
-// Questions and answers form a thread of turns. Today every question starts a new thread,
-// because each question stands alone; follow-ups will append to it (earlier turns drawn
-// collapsed) and a "new question" control will empty it, without changing this shape.
+// Questions and answers form a thread of turns. Each question joins the thread with the turn
+// context of the thread's last answer, so the engine may read it as a follow-up ("and for
+// parts?"); "New question" empties the thread, and the next question is read on its own.
 
 /**
  * @typedef {import('./protocol.js').Corpus} Corpus
  * @typedef {import('./protocol.js').AnswerDto} AnswerDto
  * @typedef {import('./protocol.js').RefusalDto} RefusalDto
+ * @typedef {import('./protocol.js').TurnContextDto} TurnContextDto
  *
  * @typedef {object} Turn  one question and its answer
  * @property {number} id
  * @property {string} question
  * @property {Corpus} corpus  the pages it was asked of
+ * @property {TurnContextDto | null} context  the previous answer's, sent with the question
  * @property {AnswerDto | null} answer  null while the engine works on it
  *
  * @typedef {{ kind: 'wasm-blocked' } | { kind: 'error', detail: string }} Failure  why the site's engine is unavailable
  * @typedef {RefusalDto | { kind: 'not-text', file: string } | { kind: 'failed', detail: string }} Refusal  why files were not indexed
  *
  * @typedef {{ kind: 'loading' } | { kind: 'ready' } | { kind: 'answered' } | { kind: 'indexed', count: number }
- *   | { kind: 'site-again' } | { kind: 'ask-failed', detail: string } | { kind: 'summary-failed', detail: string }
+ *   | { kind: 'site-again' } | { kind: 'new-thread' } | { kind: 'ask-failed', detail: string } | { kind: 'summary-failed', detail: string }
  *   | { kind: 'unavailable', failure: Failure }} Notice  what the live region says
  *
  * @typedef {object} PanelState
@@ -32,6 +34,9 @@
  * @property {number} nextTurn
  * @property {Notice | null} notice
  */
+
+/** The thread keeps this many turns; older ones are dropped from view. */
+const MAX_TURNS = 20;
 
 /** Checked before reading a file: a huge file would stall the page before the core refused it. */
 export const MAX_FILE_BYTES = 2_000_000; // the core's MAX_FILE_BYTES
@@ -54,12 +59,17 @@ export const loaded = (s) => ({ ...s, site: 'ready', notice: s.notice?.kind === 
 /** @param {PanelState} s @param {Failure} failure @returns {PanelState} */
 export const failed = (s, failure) => ({ ...s, site: 'failed', notice: { kind: 'unavailable', failure } });
 
-/** A question goes to the engine. It starts a new thread until the engine resolves follow-ups.
+/** A question joins the thread, carrying the context of the thread's last answer.
  * @param {PanelState} s @param {string} question @returns {PanelState} */
 export function asked(s, question) {
-  const turn = { id: s.nextTurn, question, corpus: s.corpus, answer: null };
-  return { ...s, turns: [turn], nextTurn: s.nextTurn + 1 };
+  const last = s.turns.findLast((t) => t.answer);
+  const turn = { id: s.nextTurn, question, corpus: s.corpus, context: last?.answer?.context ?? null, answer: null };
+  return { ...s, turns: [...s.turns, turn].slice(-MAX_TURNS), nextTurn: s.nextTurn + 1 };
 }
+
+/** "New question": the thread is emptied, so the next question carries no context.
+ * @param {PanelState} s @returns {PanelState} */
+export const newThread = (s) => ({ ...s, turns: [], notice: { kind: 'new-thread' } });
 
 /** The engine answered turn `id`; an answer for a turn no longer in the thread is dropped.
  * @param {PanelState} s @param {number} id @param {AnswerDto} answer @returns {PanelState} */

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc, shorten};
+use crate::collection::Collection;
 use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
 use crate::page::PageKind;
 use crate::text::{Analyzer, Lang, asks_how_much, is_framing, is_stopword, tokens};
@@ -44,6 +45,7 @@ pub struct IndexBuilder {
     hints: Vec<RoutingHint>,
     hint_postings: BTreeMap<String, Vec<(u32, u32)>>,
     site_words: BTreeSet<String>,
+    collections: Vec<Collection>,
 }
 
 impl IndexBuilder {
@@ -59,6 +61,7 @@ impl IndexBuilder {
             hints: Vec::new(),
             hint_postings: BTreeMap::new(),
             site_words: BTreeSet::new(),
+            collections: Vec::new(),
         }
     }
 
@@ -69,6 +72,32 @@ impl IndexBuilder {
         for name in names {
             self.site_words.extend(tokens(name).map(|(_, w)| w));
         }
+    }
+
+    /// Declares a collection with its label and cap (a site's configuration). Pages may also
+    /// name collections nobody declared: those get no label of their own and the default cap.
+    /// A second declaration of a name replaces the first.
+    pub fn declare_collection(&mut self, collection: Collection) {
+        match self
+            .collections
+            .iter_mut()
+            .find(|c| c.name == collection.name)
+        {
+            Some(c) => *c = collection,
+            None => self.collections.push(collection),
+        }
+    }
+
+    /// The index of the collection called `name`, declared on first use.
+    fn collection(&mut self, name: &str) -> u32 {
+        let at = match self.collections.iter().position(|c| c.name == name) {
+            Some(at) => at,
+            None => {
+                self.collections.push(Collection::named(name));
+                self.collections.len() - 1
+            }
+        };
+        at as u32
     }
 
     /// Adds a routing hint to a private note. Only the hint's own fields and the author's
@@ -111,6 +140,7 @@ impl IndexBuilder {
     /// stays bounded however long a heading is.
     pub fn add_page(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft], kind: PageKind) {
         let doc_idx = self.docs.len() as u32;
+        let collection = doc.collection.as_deref().map(|name| self.collection(name));
         let analyzer = Analyzer::new(doc.lang, self.settings.stemming);
         let title = shorten(&doc.title, MAX_TITLE_CHARS);
         let themes = doc.themes.join(". ");
@@ -176,6 +206,7 @@ impl IndexBuilder {
             n_fragments: drafts.len() as u32,
             themes: doc.themes.clone(),
             kind,
+            collection,
         });
     }
 
@@ -189,6 +220,7 @@ impl IndexBuilder {
             vectors: None,
             hints: self.hints,
             site_words: self.site_words.into_iter().collect(),
+            collections: self.collections,
             hint_terms: self
                 .hint_postings
                 .into_iter()
@@ -235,18 +267,25 @@ impl QueryTerm {
 
 /// The question's distinct content words, stemmed in every language the corpus uses.
 pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
-    let langs: BTreeSet<Lang> = index
+    // Vecs with `contains` rather than sets: a handful of languages and words, and each
+    // BTreeSet/BTreeMap type is separate code in the wasm module.
+    let mut langs: Vec<Lang> = Vec::new();
+    for lang in index
         .docs
         .iter()
         .map(|d| d.lang)
         .chain([index.default_lang])
-        .collect();
+    {
+        if !langs.contains(&lang) {
+            langs.push(lang);
+        }
+    }
     let analyzers: Vec<Analyzer> = langs
         .iter()
         .map(|&l| Analyzer::new(l, index.settings.stemming))
         .collect();
     let n_frags = index.fragments.len() as f32;
-    let mut seen = BTreeSet::new();
+    let mut seen: Vec<String> = Vec::new();
     let mut res = Vec::new();
     let mut previous = String::new();
     for (_, word) in tokens(question) {
@@ -257,10 +296,11 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         previous.clone_from(&word);
         if langs.iter().any(|&l| is_stopword(&word, l))
             || index.site_words.binary_search(&word).is_ok()
-            || !seen.insert(word.clone())
+            || seen.contains(&word)
         {
             continue;
         }
+        seen.push(word.clone());
         let term_ids = lookup(&index.terms, &analyzers, &word);
         let hint_term_ids = lookup(&index.hint_terms, &analyzers, &word);
         let df = term_ids
@@ -286,15 +326,13 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
 
 /// Positions in a sorted term list of `word`'s term under each analyzer, deduplicated.
 fn lookup(terms: &[TermPostings], analyzers: &[Analyzer], word: &str) -> Vec<usize> {
-    let mut ids: Vec<usize> = analyzers
-        .iter()
-        .filter_map(|a| {
-            let term = a.term(word);
-            terms.binary_search_by(|t| t.term.as_str().cmp(&term)).ok()
-        })
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
+    let mut ids: Vec<usize> = Vec::new();
+    for a in analyzers {
+        let term = a.term(word);
+        if let Ok(id) = terms.binary_search_by(|t| t.term.as_str().cmp(&term)) {
+            insert_sorted(&mut ids, id);
+        }
+    }
     ids
 }
 
@@ -314,9 +352,10 @@ pub fn search(index: &Index, terms: &[QueryTerm], k: usize) -> Vec<Hit> {
     let Bm25Params { k1, b } = index.settings.bm25;
     let avg = index.avg_fragment_terms.max(1.0);
     let mut scores = vec![0f32; index.fragments.len()];
-    let mut best_for_term: BTreeMap<u32, f32> = BTreeMap::new();
+    // A term's best score in each fragment it occurs in, and those fragments.
+    let mut best = vec![0f32; index.fragments.len()];
+    let mut touched: Vec<u32> = Vec::new();
     for term in terms {
-        best_for_term.clear();
         for postings in term.term_ids.iter().filter_map(|&t| index.terms.get(t)) {
             let df = postings.postings.len() as f32;
             let idf = (1.0 + (scores.len() as f32 - df + 0.5) / (df + 0.5)).ln();
@@ -327,17 +366,24 @@ pub fn search(index: &Index, terms: &[QueryTerm], k: usize) -> Vec<Hit> {
                     .map_or(avg, |f| f.n_terms as f32);
                 let tf = tf as f32;
                 let s = idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / avg));
-                let best = best_for_term.entry(frag).or_insert(0.0);
-                *best = best.max(s);
+                if let Some(b) = best.get_mut(frag as usize) {
+                    if *b == 0.0 {
+                        touched.push(frag);
+                    }
+                    *b = b.max(s);
+                }
             }
         }
-        for (&frag, &s) in &best_for_term {
-            if let Some(total) = scores.get_mut(frag as usize) {
-                *total += s;
+        for frag in touched.drain(..) {
+            if let (Some(total), Some(b)) =
+                (scores.get_mut(frag as usize), best.get_mut(frag as usize))
+            {
+                *total += *b;
+                *b = 0.0;
             }
         }
     }
-    let mut hits: Vec<Hit> = scores
+    let hits: Vec<Hit> = scores
         .into_iter()
         .enumerate()
         .filter(|&(_, s)| s > 0.0)
@@ -346,11 +392,75 @@ pub fn search(index: &Index, terms: &[QueryTerm], k: usize) -> Vec<Hit> {
             score,
         })
         .collect();
-    hits.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(a.fragment.cmp(&b.fragment))
-    });
-    hits.truncate(k);
-    hits
+    best_k(hits, k)
+}
+
+/// The order of hits: best score first, ties by fragment order (a total order, so any sort
+/// gives the same result).
+fn order(a: &Hit, b: &Hit) -> std::cmp::Ordering {
+    b.score
+        .total_cmp(&a.score)
+        .then(a.fragment.cmp(&b.fragment))
+}
+
+/// Sorts hits best first. Every ranking sorts through this one function, so the wasm module
+/// carries one sort routine for them all (each `sort_by` with its own closure was its own copy
+/// of the sort, about 1 KB gzipped apiece).
+pub(crate) fn best_first(hits: &mut [Hit]) {
+    hits.sort_unstable_by(order);
+}
+
+/// The best `k` hits, best first. Against many more hits than `k` (a question's BM25 or vector
+/// scores over a large index) one pass keeps the best `k` in order: a comparison or two per
+/// hit rather than sorting them all.
+pub(crate) fn best_k(mut hits: Vec<Hit>, k: usize) -> Vec<Hit> {
+    if hits.len() <= k.saturating_mul(8) {
+        best_first(&mut hits);
+        hits.truncate(k);
+        return hits;
+    }
+    let mut best: Vec<Hit> = Vec::with_capacity(k.saturating_add(1));
+    for hit in hits {
+        if best.len() == k && best.last().is_some_and(|w| order(w, &hit).is_lt()) {
+            continue;
+        }
+        let at = best.partition_point(|b| order(b, &hit).is_lt());
+        best.insert(at, hit);
+        best.truncate(k);
+    }
+    best
+}
+
+/// Inserts `x` into the sorted, duplicate-free `list` unless it is there (short lists: no sort
+/// routine needed).
+pub(crate) fn insert_sorted<T: Ord>(list: &mut Vec<T>, x: T) {
+    if let Err(at) = list.binary_search(&x) {
+        list.insert(at, x);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The one-pass top `k` equals sorting everything and keeping the first `k`, ties
+        /// (few distinct scores) included.
+        #[test]
+        fn best_k_is_the_head_of_the_whole_sort(
+            scores in prop::collection::vec(0u8..6, 0..400),
+            k in 0usize..40,
+        ) {
+            let hits: Vec<Hit> = scores
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| Hit { fragment: (i as u32 * 7919) % 401, score: f32::from(s) / 2.0 })
+                .collect();
+            let mut sorted = hits.clone();
+            sorted.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.fragment.cmp(&b.fragment)));
+            sorted.truncate(k);
+            prop_assert_eq!(best_k(hits, k), sorted);
+        }
+    }
 }

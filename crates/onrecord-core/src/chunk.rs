@@ -272,6 +272,7 @@ mod tests {
             title: "A".into(),
             lang: Lang::English,
             themes: vec![],
+            collection: None,
             sections: vec![SourceSection {
                 heading_path: vec!["S".into()],
                 anchor: "s".into(),

@@ -18,6 +18,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::bm25::Bm25Params;
+use crate::collection::Collection;
 use crate::page::PageKind;
 use crate::text::Lang;
 use crate::vector::VectorIndex;
@@ -25,7 +26,7 @@ use crate::vector::VectorIndex;
 /// The first eight bytes of every index file.
 pub const MAGIC: [u8; 8] = *b"ONRINDEX";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// Length of the fixed header before the payload.
 pub const HEADER_LEN: usize = 56;
 
@@ -57,6 +58,8 @@ pub struct Index {
     /// Lowercased words that name the site or its author, sorted: a question that names them
     /// means every page, so they are not among its content words.
     pub site_words: Vec<String>,
+    /// The collections pages belong to (guides, decisions, …), each with its label and cap.
+    pub collections: Vec<Collection>,
 }
 
 /// Where a private note's moment lives. The type has no field for prose: only the note's
@@ -109,6 +112,8 @@ pub struct Doc {
     /// What kind of page it is: release notes and listings are quoted only for questions
     /// about versions or changes.
     pub kind: PageKind,
+    /// Index into [`Index::collections`] of the collection the page belongs to, if any.
+    pub collection: Option<u32>,
 }
 
 /// One quotable fragment of a page.
@@ -322,6 +327,14 @@ impl Index {
     fn validate(&self) -> Result<(), DecodeError> {
         let n_docs = self.docs.len();
         let n_frags = self.fragments.len();
+        let n_collections = self.collections.len();
+        if self
+            .docs
+            .iter()
+            .any(|d| d.collection.is_some_and(|c| c as usize >= n_collections))
+        {
+            return Err(DecodeError::Invalid("a page names a missing collection"));
+        }
         if u32::try_from(n_frags).is_err() {
             return Err(DecodeError::Invalid("too many fragments"));
         }

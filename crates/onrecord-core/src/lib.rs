@@ -16,6 +16,7 @@
 //!     title: "Returns".into(),
 //!     lang: Lang::English,
 //!     themes: vec![],
+//!     collection: None,
 //!     sections: vec![SourceSection {
 //!         heading_path: vec!["Refunds".into()],
 //!         anchor: "refunds".into(),
@@ -42,6 +43,7 @@
 mod answer;
 mod bm25;
 mod chunk;
+mod collection;
 mod crc;
 mod format;
 mod page;
@@ -57,11 +59,13 @@ mod wordpiece;
 
 pub use crate::answer::{
     Answer, AnswerConfig, AskKind, Assessment, Citation, Completeness, Confidence, Decline,
-    DeclineModel, FEATURE_NAMES, Features, Mode, N_FEATURES, Quote, Section, ask, ask_kind, assess,
-    decide,
+    DeclineModel, FEATURE_NAMES, Features, FollowUp, MAX_CONTEXT_FRAGMENTS, MAX_CONTEXT_QUESTION,
+    Mode, N_FEATURES, Quote, Reply, Scope, Section, Turn, TurnContext, ask, ask_kind, ask_turn,
+    assess, decide, explore, resolve,
 };
 pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};
 pub use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, chunk, shorten};
+pub use crate::collection::{Collection, asks_about_decisions};
 pub use crate::format::{
     DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
     MAGIC, RoutingHint, TermPostings,

@@ -168,6 +168,7 @@ mod tests {
             title: "P".into(),
             lang: Lang::English,
             themes: vec![],
+            collection: None,
             sections: sections
                 .into_iter()
                 .map(|(path, blocks)| SourceSection {

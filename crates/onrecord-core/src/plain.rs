@@ -263,6 +263,7 @@ pub(crate) fn parse(name: &str, text: &str, lang: Lang) -> SourceDoc {
             .unwrap_or_else(|| shorten(stem, MAX_TITLE_CHARS).into_owned()),
         lang,
         themes: Vec::new(),
+        collection: None,
         sections,
     }
 }

@@ -5,9 +5,8 @@
 //! methods rank from BM25 alone (hybrid + rerank adds its lexical-coverage rerank), so the first
 //! lexical answer never waits for the model.
 
-use std::collections::BTreeMap;
-
-use crate::bm25::{Hit, QueryTerm, query_terms, search};
+use crate::answer::Scope;
+use crate::bm25::{Hit, QueryTerm, best_first, query_terms, search};
 use crate::format::Index;
 use crate::vector::{QueryModel, search_vectors};
 
@@ -78,6 +77,7 @@ pub fn retrieve_with(
         k,
         method,
         &Fusion::SHIPPED,
+        None,
     )
 }
 
@@ -101,7 +101,8 @@ pub fn model_fits(index: &Index, model: &QueryModel) -> bool {
 }
 
 /// Ranks with the question's terms and, when there is one, its vector; `fusion` sets the knobs
-/// of [`Method::HybridRerank`].
+/// of [`Method::HybridRerank`]. With a scope (a follow-up's "why?"), each list holds only
+/// fragments on its pages, ranked over the whole index first.
 pub(crate) fn rank(
     index: &Index,
     vector: Option<&[f32]>,
@@ -109,13 +110,25 @@ pub(crate) fn rank(
     k: usize,
     method: Method,
     fusion: &Fusion,
+    scope: Option<&Scope>,
 ) -> Vec<Hit> {
     let terms = &searched(terms);
-    let lexical = || search(index, terms, CANDIDATES);
+    let depth = scope.map_or(CANDIDATES, |_| index.fragments.len());
+    let within = |hits: Vec<Hit>| match scope {
+        Some(s) => hits
+            .into_iter()
+            .filter(|h| s.contains(index, h.fragment))
+            .take(CANDIDATES)
+            .collect(),
+        None => hits,
+    };
+    let lexical = || within(search(index, terms, depth));
     let semantic = || {
-        vector
-            .map(|q| search_vectors(index, q, CANDIDATES))
-            .unwrap_or_default()
+        within(
+            vector
+                .map(|q| search_vectors(index, q, depth))
+                .unwrap_or_default(),
+        )
     };
     let ranked = match method {
         Method::Bm25 => lexical(),
@@ -186,7 +199,7 @@ fn rerank_with(
                 + weight / (c + 1.0) * coverage(index, terms, hit.fragment),
         })
         .collect();
-    sort(&mut hits);
+    best_first(&mut hits);
     hits
 }
 
@@ -198,17 +211,21 @@ pub fn reciprocal_rank(lists: &[Vec<Hit>]) -> Vec<Hit> {
 
 /// Reciprocal rank fusion where each list's votes, weight / (c + rank), carry its weight.
 fn weighted_reciprocal_rank(lists: &[(&[Hit], f32)], c: f32) -> Vec<Hit> {
-    let mut scores: BTreeMap<u32, f32> = BTreeMap::new();
+    // The lists are short (at most `CANDIDATES` each): a linear search finds a fragment's place.
+    let mut fused: Vec<Hit> = Vec::new();
     for &(list, weight) in lists {
         for (rank, hit) in list.iter().enumerate() {
-            *scores.entry(hit.fragment).or_default() += weight / (c + rank as f32 + 1.0);
+            let vote = weight / (c + rank as f32 + 1.0);
+            match fused.iter_mut().find(|h| h.fragment == hit.fragment) {
+                Some(h) => h.score += vote,
+                None => fused.push(Hit {
+                    fragment: hit.fragment,
+                    score: vote,
+                }),
+            }
         }
     }
-    let mut fused: Vec<Hit> = scores
-        .into_iter()
-        .map(|(fragment, score)| Hit { fragment, score })
-        .collect();
-    sort(&mut fused);
+    best_first(&mut fused);
     fused
 }
 
@@ -231,30 +248,23 @@ pub(crate) fn in_fragment(index: &Index, term: &QueryTerm, frag: u32) -> bool {
         .any(|p| p.postings.binary_search_by_key(&frag, |&(f, _)| f).is_ok())
 }
 
-fn sort(hits: &mut [Hit]) {
-    hits.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(a.fragment.cmp(&b.fragment))
-    });
-}
-
 /// Keeps at most `PER_PAGE` fragments of one page in the first `CAP_WINDOW` places; the rest
 /// move down, in order. Returns the first `k`.
 fn cap_per_page(index: &Index, ranked: Vec<Hit>, k: usize) -> Vec<Hit> {
     let mut head = Vec::new();
     let mut deferred = Vec::new();
-    let mut per_doc: BTreeMap<u32, usize> = BTreeMap::new();
+    // The page of each hit in `head` (the lists are short: counting is a scan).
+    let mut head_docs: Vec<u32> = Vec::new();
     for hit in ranked {
         let doc = index
             .fragments
             .get(hit.fragment as usize)
             .map_or(u32::MAX, |f| f.doc);
-        let count = per_doc.entry(doc).or_default();
-        if head.len() < CAP_WINDOW && *count >= PER_PAGE {
+        let count = head_docs.iter().filter(|&&d| d == doc).count();
+        if head.len() < CAP_WINDOW && count >= PER_PAGE {
             deferred.push(hit);
         } else {
-            *count += 1;
+            head_docs.push(doc);
             head.push(hit);
         }
     }

@@ -25,6 +25,10 @@ pub struct SourceDoc {
     pub lang: Lang,
     /// Curated topic words from frontmatter.
     pub themes: Vec<String>,
+    /// The collection the page belongs to, as its reader found it (frontmatter `collection:`,
+    /// an HTML meta tag) or a folder rule assigned it: `guides`, `decisions`, … or the site's
+    /// own name.
+    pub collection: Option<String>,
     /// Sections in document order.
     pub sections: Vec<SourceSection>,
 }
@@ -112,6 +116,9 @@ impl Page {
 /// What a reader made of a source file.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
+// A `Read` is returned once per file and unpacked at once, never stored in bulk: boxing the
+// page would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Read {
     /// A page to index.
     Page(Page),

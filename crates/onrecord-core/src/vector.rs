@@ -16,7 +16,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bm25::Hit;
+use crate::bm25::{Hit, best_k};
 use crate::format::{DecodeError, Index, array};
 use crate::wordpiece::WordPiece;
 
@@ -279,7 +279,7 @@ pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
     if dims == 0 || query.len() != dims {
         return Vec::new();
     }
-    let mut hits: Vec<Hit> = vectors
+    let hits: Vec<Hit> = vectors
         .data
         .chunks_exact(dims)
         .zip(&vectors.scales)
@@ -296,15 +296,8 @@ pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
     if k == 0 {
         return Vec::new();
     }
-    let order = |a: &Hit, b: &Hit| {
-        b.score
-            .total_cmp(&a.score)
-            .then(a.fragment.cmp(&b.fragment))
-    };
-    hits.select_nth_unstable_by(k - 1, order);
-    hits.truncate(k);
-    hits.sort_by(order);
-    hits
+    // The same routine as every other ranking: no selection code in the wasm module.
+    best_k(hits, k)
 }
 
 /// Cosine similarity of fragment `frag`'s vector and the unit vector `query`.

@@ -66,6 +66,7 @@ fn index_of(pages: &[(String, Vec<String>)]) -> Index {
                 Lang::English
             },
             themes: vec![],
+            collection: None,
             sections: vec![SourceSection {
                 heading_path: vec![format!("Section {i}")],
                 anchor: format!("section-{i}"),
@@ -130,6 +131,7 @@ fn page(path: &str, title: &str, heading: &str, text: &str) -> SourceDoc {
         title: title.into(),
         lang: Lang::English,
         themes: vec![],
+        collection: None,
         sections: vec![SourceSection {
             heading_path: vec![heading.into()],
             anchor: heading.to_lowercase(),

@@ -43,6 +43,7 @@ fn fixture() -> Index {
         title: title.into(),
         lang,
         themes: vec!["cargo".into()],
+        collection: None,
         sections: vec![SourceSection {
             heading_path: vec![heading.into()],
             anchor: heading.to_lowercase(),

@@ -1,8 +1,8 @@
 //! The index format: round trip, determinism, golden files, and hostile bytes.
 
 use onrecord_core::{
-    Block, BlockKind, DecodeError, FORMAT_VERSION, HEADER_LEN, Index, IndexBuilder, IndexSettings,
-    Lang, SourceDoc, SourceSection, VectorIndex, chunk,
+    Block, BlockKind, Collection, DecodeError, FORMAT_VERSION, HEADER_LEN, Index, IndexBuilder,
+    IndexSettings, Lang, SourceDoc, SourceSection, VectorIndex, chunk,
 };
 use proptest::prelude::*;
 
@@ -14,6 +14,7 @@ fn fixture() -> Index {
             title: "Deliveries".into(),
             lang: Lang::English,
             themes: vec!["shipping".into()],
+            collection: Some("guides".into()),
             sections: vec![SourceSection {
                 heading_path: vec!["Fees".into()],
                 anchor: "fees".into(),
@@ -32,6 +33,7 @@ fn fixture() -> Index {
             title: "Rückgabe".into(),
             lang: Lang::German,
             themes: vec![],
+            collection: None,
             sections: vec![SourceSection {
                 heading_path: vec![],
                 anchor: String::new(),
@@ -43,6 +45,11 @@ fn fixture() -> Index {
     ];
     let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
     builder.name_site(&["Larkspur Cycle Works".into()]);
+    builder.declare_collection(Collection {
+        name: "decisions".into(),
+        label: "Why we decided".into(),
+        cap: 1,
+    });
     for doc in &docs {
         builder.add(doc, &chunk(doc, 800));
     }
@@ -198,6 +205,14 @@ fn a_well_checksummed_but_inconsistent_payload_is_invalid() {
     assert_eq!(
         err,
         DecodeError::Invalid("vector count does not match the fragments")
+    );
+
+    let mut index = fixture();
+    index.docs[1].collection = Some(7);
+    let err = Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).unwrap_err();
+    assert_eq!(
+        err,
+        DecodeError::Invalid("a page names a missing collection")
     );
 
     let mut index = fixture();

@@ -177,6 +177,7 @@ mod tests {
                 title: "Returns".into(),
                 lang: Lang::English,
                 themes: vec![],
+                collection: None,
                 sections: vec![SourceSection {
                     heading_path: vec!["Parts".into()],
                     anchor: "parts".into(),

@@ -20,6 +20,9 @@ pub struct FrontMatter {
     /// The site owner's page kind: `release-notes` or `listing` sets a page aside from quoted
     /// answers (except for questions about versions or changes); `page` keeps it in.
     pub kind: Option<String>,
+    /// The collection the page belongs to (`guides`, `decisions`, … or the site's own name);
+    /// wins over the folder rules of `onrecord.yml`.
+    pub collection: Option<String>,
     pub url: Option<String>,
     pub about: Option<String>,
     pub locator: Option<String>,

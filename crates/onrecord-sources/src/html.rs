@@ -12,6 +12,8 @@
 //!   marked `data-onrecord-ignore`, hidden elements (`hidden`, `aria-hidden="true"`, an inline
 //!   `display: none`), and [`SKIPPED_CLASSES`].
 //! - Page kind: `<meta name="onrecord-kind" content="release-notes">` (or `listing`, `page`).
+//! - Collection: `<meta name="onrecord-collection" content="decisions">` (wins over the folder
+//!   rules of `onrecord.yml`).
 //! - Opt-outs: `data-onrecord-ignore` on `<body>`, `<meta name="onrecord" content="noindex">`,
 //!   and `<meta name="robots" content="noindex">` (mdBook's print page, Sphinx's search page).
 //! - Generator syntax a missing preprocessor leaves in the page (mdBook without mdbook-spec:
@@ -102,6 +104,7 @@ impl Reader for HtmlReader {
         }
         let html = Html::parse_document(text);
         let mut kind = None;
+        let mut collection = None;
         for meta in html.select(&META) {
             let name = meta.attr("name").unwrap_or_default().to_ascii_lowercase();
             let content = meta
@@ -122,6 +125,13 @@ impl Reader for HtmlReader {
                     message: format!(
                         "unknown <meta name=\"onrecord-kind\"> '{content}' (use page, release-notes or listing)"
                     ),
+                })?);
+            }
+            if name == "onrecord-collection" {
+                collection = Some(crate::collection_name(&content).map_err(|why| ReadError {
+                    path: rel.to_owned(),
+                    line: 0,
+                    message: format!("<meta name=\"onrecord-collection\"> '{content}': {why}"),
                 })?);
             }
         }
@@ -195,6 +205,7 @@ impl Reader for HtmlReader {
                 title,
                 lang,
                 themes: Vec::new(),
+                collection,
                 sections,
             })
         }))
@@ -743,6 +754,38 @@ mod tests {
              \x20 Paragraph: Phases.\n\
              \x20 ListItem: A footnote.\n\
              [No id] #\n  Paragraph: Under the last id.\n"
+        );
+    }
+
+    #[test]
+    fn kind_and_collection_come_from_meta_tags() {
+        let Read::Page(page) = read(
+            "<html><head><meta name=\"onrecord-kind\" content=\"listing\">\
+             <meta name=\"onrecord-collection\" content=\"Decisions\"></head>\
+             <body><p>x</p></body></html>",
+        ) else {
+            panic!()
+        };
+        assert_eq!(page.kind, Some(PageKind::Listing));
+        assert_eq!(page.doc.collection.as_deref(), Some("decisions"));
+        let Read::Page(page) = read("<body><p>x</p></body>") else {
+            panic!()
+        };
+        assert_eq!(page.doc.collection, None);
+        let reader = HtmlReader {
+            default_lang: Lang::English,
+            body_marked: false,
+        };
+        let err = reader
+            .read(
+                "p.html",
+                "<head><meta name=\"onrecord-collection\" content=\"how to\"></head><p>x</p>",
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("p.html: <meta name=\"onrecord-collection\"> 'how to': "),
+            "{err}"
         );
     }
 

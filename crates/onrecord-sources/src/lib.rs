@@ -116,6 +116,14 @@ impl Reader for MarkdownReader<'_> {
                 message: format!("unknown kind '{name}' (use page, release-notes or listing)"),
             })?),
         };
+        let collection = match fm.collection.as_deref() {
+            None => None,
+            Some(raw) => Some(collection_name(raw).map_err(|why| ReadError {
+                path: rel.to_owned(),
+                line: 0,
+                message: format!("collection '{raw}': {why}"),
+            })?),
+        };
         Ok(Read::Page(Page {
             doc: SourceDoc {
                 path: rel.to_owned(),
@@ -123,6 +131,7 @@ impl Reader for MarkdownReader<'_> {
                 title,
                 lang,
                 themes: fm.themes.to_vec(),
+                collection,
                 sections: parsed.sections,
             },
             draft: fm.draft,
@@ -132,6 +141,21 @@ impl Reader for MarkdownReader<'_> {
             included: expanded.files,
         }))
     }
+}
+
+/// A collection's name as the index stores it: trimmed and lowercased, letters, digits, `-` and
+/// `_` only (so a frontmatter `collection: Decisions`, a meta tag and `onrecord.yml`'s
+/// `decisions` agree); else why it is not one.
+pub fn collection_name(raw: &str) -> Result<String, &'static str> {
+    let name = raw.trim().to_lowercase();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err("a collection name is letters, digits, '-' and '_' (for example decisions)");
+    }
+    Ok(name)
 }
 
 /// A file's name without its folders and its last extension: the title of a page that has

@@ -3,7 +3,9 @@
 //! They carry kinds, terms and numbers, never sentences: every sentence a visitor reads is
 //! built in `www/onrecord/messages.js`, in the widget's language.
 
-use onrecord_core::{Answer, Citation, Decline, Mode, PlainError, QuestionError, Quote, Section};
+use onrecord_core::{
+    Citation, Collection, Decline, Mode, PlainError, QuestionError, Quote, Reply, Section,
+};
 use serde::Serialize;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -25,7 +27,19 @@ export interface AnswerDto {
   hints: HintDto[];
   decline: DeclineDto | null;
   missingTerms: string[];
+  /** How the question was read: as typed (standalone, new-subject) or in the light of the
+   *  previous turn, and the question as executed ("Read as: …"). */
+  turn: { kind: "standalone" | "new-subject" | "refinement" | "explanation" | "pronoun"; question: string };
+  /** Echo it with the next question of the thread (`engine.ask(question, context)`). */
+  context: TurnContextDto;
+  /** Sections next to the quoted ones, for suggested next questions. */
+  explore: SectionDto[];
 }
+/** The previous turn as executed: never answer text. */
+export interface TurnContextDto { version: number; index: string; question: string; fragments: number[]; }
+/** A page's collection: a built-in name (guides, decisions, reference, release-notes) or the
+ *  site's own, with the site's label for it ("" when it set none). */
+export interface CollectionDto { name: string; label: string; }
 export interface QuoteDto {
   text: string; fragment: number; start: number; end: number; citation: CitationDto;
   /** UTF-16 offsets into `text` of the question's words. */
@@ -33,9 +47,9 @@ export interface QuoteDto {
   /** For a table row: the table's header row, shown above it. */
   header: string | null;
 }
-export interface SectionDto { fragment: number; title: string; section: string; url: string; }
+export interface SectionDto { fragment: number; title: string; section: string; url: string; collection: CollectionDto | null; }
 export interface HintDto { label: string; url: string; locator: string; }
-export interface CitationDto { title: string; section: string; url: string; textFragmentUrl: string; fragmentNo: number; fragmentCount: number; }
+export interface CitationDto { title: string; section: string; url: string; textFragmentUrl: string; fragmentNo: number; fragmentCount: number; collection: CollectionDto | null; }
 export interface DeclineDto {
   gate: "too-long" | "control-characters" | "no-content-words" | "never-mentioned" | "missing" | "below-floor" | "unsupported" | "other";
   /** For never-mentioned: the words no page uses; for missing: the words the closest passage
@@ -70,6 +84,38 @@ pub(crate) struct AnswerDto {
     hints: Vec<HintDto>,
     decline: Option<DeclineDto>,
     missing_terms: Vec<String>,
+    turn: TurnDto,
+    context: TurnContextDto,
+    explore: Vec<SectionDto>,
+}
+
+#[derive(Serialize)]
+struct TurnDto {
+    kind: &'static str,
+    question: String,
+}
+
+#[derive(Serialize)]
+struct TurnContextDto {
+    version: u32,
+    index: String,
+    question: String,
+    fragments: Vec<u32>,
+}
+
+#[derive(Serialize)]
+struct CollectionDto {
+    name: String,
+    label: String,
+}
+
+impl From<Collection> for CollectionDto {
+    fn from(c: Collection) -> CollectionDto {
+        CollectionDto {
+            name: c.name,
+            label: c.label,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -106,6 +152,19 @@ struct SectionDto {
     title: String,
     section: String,
     url: String,
+    collection: Option<CollectionDto>,
+}
+
+impl From<Section> for SectionDto {
+    fn from(Section { fragment, citation }: Section) -> SectionDto {
+        SectionDto {
+            fragment,
+            title: citation.title,
+            section: citation.section,
+            url: citation.url,
+            collection: citation.collection.map(CollectionDto::from),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -117,6 +176,7 @@ struct CitationDto {
     text_fragment_url: String,
     fragment_no: u32,
     fragment_count: u32,
+    collection: Option<CollectionDto>,
 }
 
 /// Which gate declined, with what the widget needs to say why.
@@ -160,8 +220,15 @@ pub(crate) struct VerifiedQuoteDto {
     pub(crate) text: String,
 }
 
-impl From<Answer> for AnswerDto {
-    fn from(a: Answer) -> AnswerDto {
+impl From<Reply> for AnswerDto {
+    fn from(
+        Reply {
+            answer: a,
+            turn,
+            context,
+            explore,
+        }: Reply,
+    ) -> AnswerDto {
         AnswerDto {
             mode: match a.mode {
                 Mode::Answer => "answer",
@@ -175,16 +242,7 @@ impl From<Answer> for AnswerDto {
             completeness: a.completeness.as_ref().map(|c| c.label()),
             confidence: a.confidence.map(|c| c.label()),
             quotes: a.quotes.into_iter().map(QuoteDto::from).collect(),
-            related: a
-                .related
-                .into_iter()
-                .map(|Section { fragment, citation }| SectionDto {
-                    fragment,
-                    title: citation.title,
-                    section: citation.section,
-                    url: citation.url,
-                })
-                .collect(),
+            related: a.related.into_iter().map(SectionDto::from).collect(),
             hints: a
                 .hints
                 .into_iter()
@@ -196,6 +254,17 @@ impl From<Answer> for AnswerDto {
                 .collect(),
             decline: a.decline.map(DeclineDto::from),
             missing_terms: a.missing_terms,
+            turn: TurnDto {
+                kind: turn.kind.name(),
+                question: turn.question,
+            },
+            context: TurnContextDto {
+                version: context.version,
+                index: context.index,
+                question: context.question,
+                fragments: context.fragments,
+            },
+            explore: explore.into_iter().map(SectionDto::from).collect(),
         }
     }
 }
@@ -237,6 +306,7 @@ impl From<Citation> for CitationDto {
             text_fragment_url: c.text_fragment_url,
             fragment_no: c.fragment_no,
             fragment_count: c.fragment_count,
+            collection: c.collection.map(CollectionDto::from),
         }
     }
 }

@@ -14,8 +14,8 @@ static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocato
 
 use gloo_net::http::Request;
 use onrecord_core::{
-    AnswerConfig, FORMAT_VERSION, Index, Lang, PlainError, PlainFile, QueryModel as CoreQueryModel,
-    ask, index_documents, model_fits,
+    AnswerConfig, FORMAT_VERSION, Index, Lang, MAX_CONTEXT_FRAGMENTS, PlainError, PlainFile,
+    QueryModel as CoreQueryModel, TurnContext, ask_turn, index_documents, model_fits,
 };
 use wasm_bindgen::prelude::*;
 
@@ -73,13 +73,22 @@ impl Engine {
         Ok(Engine { index, model: None })
     }
 
-    /// Answers a question: quotes with citations, or a decline that says why.
+    /// Answers a question: quotes with citations, or a decline that says why. `context` is the
+    /// `context` of the previous answer in the thread (or nothing): the question is read as a
+    /// follow-up of it. A context that is not a `TurnContextDto` is ignored, never an error.
     #[wasm_bindgen(unchecked_return_type = "AnswerDto")]
-    pub fn ask(&self, question: &str) -> Result<JsValue, JsError> {
-        to_js(&AnswerDto::from(ask(
+    pub fn ask(
+        &self,
+        question: &str,
+        #[wasm_bindgen(unchecked_optional_param_type = "TurnContextDto | null")] context: Option<
+            JsValue,
+        >,
+    ) -> Result<JsValue, JsError> {
+        to_js(&AnswerDto::from(ask_turn(
             &self.index,
             self.model.as_ref(),
             question,
+            context.and_then(|c| turn_context(&c)).as_ref(),
             &AnswerConfig::DEFAULT,
         )))
     }
@@ -168,6 +177,35 @@ async fn fetch(url: &str, what: &str) -> Result<Vec<u8>, JsError> {
         .binary()
         .await
         .map_err(|e| JsError::new(&format!("could not read the {what} {url}: {e}")))
+}
+
+/// The turn context the widget echoed, if it has the shape of a `TurnContextDto`: any field of
+/// another type (or too many fragments to be one) makes it no context at all. The core checks
+/// the rest (version, index, sizes).
+fn turn_context(value: &JsValue) -> Option<TurnContext> {
+    let field = |key: &str| js_sys::Reflect::get(value, &JsValue::from_str(key)).ok();
+    let whole = |v: JsValue| {
+        v.as_f64()
+            .filter(|n| n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(n))
+    };
+    if !value.is_object() {
+        return None;
+    }
+    let fragments = field("fragments")
+        .filter(js_sys::Array::is_array)
+        .map(|v| js_sys::Array::from(&v))?;
+    if fragments.length() as usize > MAX_CONTEXT_FRAGMENTS {
+        return None;
+    }
+    Some(TurnContext {
+        version: whole(field("version")?)? as u32,
+        index: field("index")?.as_string()?,
+        question: field("question")?.as_string()?,
+        fragments: fragments
+            .iter()
+            .map(|f| whole(f).map(|n| n as u32))
+            .collect::<Option<_>>()?,
+    })
 }
 
 /// An `Error` with the refusal as data in its `refusal` property. The core's own sentence is

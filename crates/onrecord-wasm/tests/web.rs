@@ -42,6 +42,7 @@ fn index_bytes() -> Vec<u8> {
         title: "Returns".into(),
         lang: Lang::English,
         themes: vec![],
+        collection: None,
         sections: vec![SourceSection {
             heading_path: vec!["Refunds".into()],
             anchor: "refunds".into(),
@@ -70,7 +71,7 @@ fn error_message(err: wasm_bindgen::JsError) -> String {
 #[wasm_bindgen_test]
 fn ask_quotes_with_a_citation() {
     let engine = Engine::new(&index_bytes()).unwrap();
-    let answer = engine.ask("When do refunds arrive?").unwrap();
+    let answer = engine.ask("When do refunds arrive?", None).unwrap();
     assert_eq!(get(&answer, "mode"), "answer");
     assert_eq!(
         get(&answer, "quotes.0.text"),
@@ -86,7 +87,7 @@ fn ask_quotes_with_a_citation() {
 #[wasm_bindgen_test]
 fn ask_declines_and_says_why() {
     let engine = Engine::new(&index_bytes()).unwrap();
-    let answer = engine.ask("What is the capital of France?").unwrap();
+    let answer = engine.ask("What is the capital of France?", None).unwrap();
     assert_eq!(get(&answer, "mode"), "not-found");
     assert_eq!(get(&answer, "quotes.length"), 0);
     // Data, not sentences: the widget words the reason in its own language.
@@ -101,7 +102,7 @@ fn ask_declines_and_says_why() {
 fn a_near_miss_declines_and_says_what_is_missing() {
     let engine = Engine::new(&index_bytes()).unwrap();
     let answer = engine
-        .ask("Do refunds arrive by bank transfer to Norway?")
+        .ask("Do refunds arrive by bank transfer to Norway?", None)
         .unwrap();
     assert_eq!(get(&answer, "mode"), "not-found");
     // The words the page lacks are named; a gate that measures coverage gives it as a whole
@@ -211,6 +212,7 @@ fn a_fitting_query_model_adds_matching_by_meaning() {
         title: title.into(),
         lang: Lang::English,
         themes: vec![],
+        collection: None,
         sections: vec![SourceSection {
             heading_path: vec![title.into()],
             anchor: path.into(),
@@ -245,14 +247,20 @@ fn a_fitting_query_model_adds_matching_by_meaning() {
     assert!(engine.has_vectors());
     let question = "When do refunds arrive?";
     assert_eq!(
-        get(&engine.ask(question).unwrap(), "quotes.0.citation.url"),
+        get(
+            &engine.ask(question, None).unwrap(),
+            "quotes.0.citation.url"
+        ),
         "/shop/returns/#returns"
     );
     engine
         .set_query_model(QueryModel::new(&model).unwrap())
         .unwrap();
     assert_eq!(
-        get(&engine.ask(question).unwrap(), "quotes.0.citation.url"),
+        get(
+            &engine.ask(question, None).unwrap(),
+            "quotes.0.citation.url"
+        ),
         "/shop/warranty/#warranty"
     );
 }
@@ -270,4 +278,74 @@ fn a_query_model_for_another_index_is_refused() {
     let message = error_message(err);
     assert!(message.starts_with("query model is"), "{message}");
     assert!(!message.contains("index"), "{message}");
+}
+
+#[wasm_bindgen_test]
+fn ask_returns_the_turn_context_and_reads_a_follow_up_with_it() {
+    let engine = Engine::new(&index_bytes()).unwrap();
+    let first = engine.ask("When do refunds arrive?", None).unwrap();
+    assert_eq!(get(&first, "turn.kind"), "standalone");
+    assert_eq!(get(&first, "context.question"), "When do refunds arrive?");
+    assert_eq!(get(&first, "context.fragments.0"), 0);
+    assert_eq!(
+        get(&first, "context.version"),
+        onrecord_core::FORMAT_VERSION
+    );
+    // The context carries no answer text.
+    assert!(get(&first, "context.text").is_undefined());
+    let next = engine.ask("Why?", Some(get(&first, "context"))).unwrap();
+    assert_eq!(get(&next, "turn.kind"), "explanation");
+    assert_eq!(get(&next, "turn.question"), "Why? When do refunds arrive?");
+    assert!(get(&next, "explore").is_array());
+}
+
+/// A context of the wrong shape is no context: the question is answered as asked alone.
+#[wasm_bindgen_test]
+fn a_context_of_the_wrong_types_is_ignored() {
+    let engine = Engine::new(&index_bytes()).unwrap();
+    let first = engine.ask("When do refunds arrive?", None).unwrap();
+    let good = get(&first, "context");
+    let with = |key: &str, value: JsValue| {
+        let c = js_sys::Object::assign(&js_sys::Object::new(), good.unchecked_ref());
+        Reflect::set(&c, &JsValue::from_str(key), &value).unwrap();
+        JsValue::from(c)
+    };
+    let too_many = js_sys::Array::new();
+    for _ in 0..100 {
+        too_many.push(&JsValue::from_f64(0.0));
+    }
+    for context in [
+        JsValue::NULL,
+        JsValue::UNDEFINED,
+        JsValue::from_str("When do refunds arrive?"),
+        JsValue::from_f64(3.0),
+        with("version", JsValue::from_str("5")),
+        with("question", JsValue::from_f64(1.0)),
+        with("fragments", JsValue::from_str("0")),
+        with(
+            "fragments",
+            js_sys::Array::of1(&JsValue::from_f64(0.5)).into(),
+        ),
+        with(
+            "fragments",
+            js_sys::Array::of1(&JsValue::from_f64(-1.0)).into(),
+        ),
+        with("fragments", too_many.clone().into()),
+        with("index", JsValue::NULL),
+    ] {
+        let answer = engine.ask("Why?", Some(context)).unwrap();
+        assert_eq!(get(&answer, "turn.kind"), "standalone");
+        assert_eq!(get(&answer, "decline.gate"), "no-content-words");
+    }
+    // The same context with the right types is read as a follow-up.
+    let answer = engine
+        .ask(
+            "Why?",
+            Some(with(
+                "version",
+                JsValue::from_f64(f64::from(onrecord_core::FORMAT_VERSION)),
+            )),
+        )
+        .unwrap();
+    assert_eq!(get(&answer, "turn.kind"), "explanation");
 }

@@ -4,8 +4,10 @@
 use super::config::{AnswerConfig, Features};
 use super::kind::{AskKind, ask_kind};
 use super::quote::{Pick, Preference, Wanted, pick, union, weight};
+use super::turn::Scope;
 use super::{Decline, Quote, Section, citation};
-use crate::bm25::{QueryTerm, query_terms};
+use crate::bm25::{Hit, QueryTerm, best_first, insert_sorted, query_terms};
+use crate::collection::{asks_about_decisions, in_decisions};
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::page::asks_about_changes;
 use crate::question::check_question;
@@ -75,6 +77,7 @@ pub(super) fn assess(
     model: Option<&QueryModel>,
     question: &str,
     config: &AnswerConfig,
+    scope: Option<&Scope>,
 ) -> Assessment {
     // A question that cannot be asked is read as no question, and declined below.
     let (question, bad_question) = match check_question(question) {
@@ -141,6 +144,7 @@ pub(super) fn assess(
         config.top_k.saturating_mul(2),
         SHIPPED,
         &config.fusion,
+        scope,
     );
     let prefer = Preference {
         kind,
@@ -166,17 +170,18 @@ pub(super) fn assess(
     // Release notes and listings match almost any question and answer almost none: they are
     // quoted only for questions about versions or changes (and stay among related sections).
     let changes = asks_about_changes(question);
+    // Likewise decision records (the decisions collection) for questions that ask no "why".
+    let why = kind == AskKind::Reason || asks_about_decisions(question);
     let mut set_aside: Vec<Candidate> = Vec::new();
     let mut candidates: Vec<Candidate> = Vec::new();
     for (position, hit) in hits.iter().enumerate() {
         let Some(fragment) = index.fragments.get(hit.fragment as usize) else {
             continue;
         };
-        let noise = index
-            .docs
-            .get(fragment.doc as usize)
-            .is_some_and(|d| d.kind.is_noise());
-        if noise && !changes {
+        let doc = index.docs.get(fragment.doc as usize);
+        let noise = doc.is_some_and(|d| d.kind.is_noise());
+        let decision = doc.is_some_and(|d| in_decisions(index, d));
+        if (noise && !changes) || (decision && !why) {
             if position < config.top_k {
                 set_aside.push(Candidate {
                     frag: hit.fragment,
@@ -584,30 +589,36 @@ fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingH
     }
     let mut covered = vec![vec![false; terms.len()]; index.hints.len()];
     for (i, term) in terms.iter().enumerate() {
-        let mut hit: Vec<u32> = term
+        let mut hit: Vec<u32> = Vec::new();
+        for t in term
             .hint_term_ids
             .iter()
             .filter_map(|&id| index.hint_terms.get(id))
-            .flat_map(|t| t.postings.iter().map(|&(h, _)| h))
-            .collect();
-        hit.sort_unstable();
-        hit.dedup();
+        {
+            for &(h, _) in &t.postings {
+                insert_sorted(&mut hit, h);
+            }
+        }
         for h in hit {
             if let Some(c) = covered.get_mut(h as usize).and_then(|c| c.get_mut(i)) {
                 *c = true;
             }
         }
     }
-    let mut bearing: Vec<(usize, f32)> = covered
+    // Ranked as hits are (the hint's number in place of a fragment's): one sort routine.
+    let mut bearing: Vec<Hit> = covered
         .iter()
         .enumerate()
-        .map(|(i, c)| (i, share_of(terms, c)))
-        .filter(|&(_, share)| share >= floor)
+        .map(|(i, c)| Hit {
+            fragment: i as u32,
+            score: share_of(terms, c),
+        })
+        .filter(|h| h.score >= floor)
         .collect();
-    bearing.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    best_first(&mut bearing);
     bearing
         .into_iter()
-        .filter_map(|(i, _)| index.hints.get(i).cloned())
+        .filter_map(|h| index.hints.get(h.fragment as usize).cloned())
         .collect()
 }
 

@@ -2,8 +2,6 @@
 //! a neighbour when that sentence needs context, the question's words inside the quote, and a
 //! text-fragment link to it.
 
-use std::collections::BTreeSet;
-
 use super::kind::{AskKind, shape_matches};
 use crate::bm25::QueryTerm;
 use crate::format::{Fragment, Index};
@@ -55,10 +53,14 @@ impl Wanted {
     }
 
     fn covered(&self, text: &str) -> Covered {
-        let found: BTreeSet<String> = tokens(text)
-            .map(|(_, w)| self.analyzer.term(&w).into_owned())
-            .collect();
-        self.stems.iter().map(|s| found.contains(s)).collect()
+        let mut found = vec![false; self.stems.len()];
+        for (_, w) in tokens(text) {
+            let stem = self.analyzer.term(&w);
+            for (f, s) in found.iter_mut().zip(&self.stems) {
+                *f |= *s == stem;
+            }
+        }
+        found
     }
 
     /// Byte ranges of the words in `text` that are the question's terms.
