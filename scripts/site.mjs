@@ -100,8 +100,9 @@ function moduleGraph(www, read) {
   return { name: visit, modules, rewrite, closure };
 }
 
-/** Puts the index and query model names in place of the placeholders of a minified loader. */
-function putNames(loader, assets) {
+/** Puts the index and query model names (or null) in place of the placeholders of a minified
+ * loader (the npm package's loader gets null for both: the site names its index). */
+export function putNames(loader, assets) {
   for (const key of ['index', 'model']) {
     const placeholder = JSON.stringify(PLACEHOLDERS[key]);
     if (loader.split(placeholder).length !== 2) throw new Error(`the minified loader must name ${placeholder} once`);

@@ -4,6 +4,8 @@
 // or, with the same tag on the page, an inline box: <onrecord-ask></onrecord-ask>.
 // Nothing is fetched until the widget is opened (or the browser is idle, with data-preload="idle").
 // The rest of the widget is in onrecord/: protocol, client, state, render, messages, panel.
+// A bundled site imports it instead (the npm package, packages/onrecord-widget) and calls
+// `mount({ assets, index })`: a bundle moves this file away from the widget's other files.
 import { messagesFor } from './onrecord/messages.js';
 import { Panel } from './onrecord/panel.js';
 import { el } from './onrecord/render.js';
@@ -13,7 +15,8 @@ import { el } from './onrecord/render.js';
 const ASSETS = {"css":"onrecord.css","worker":"onrecord-worker.js","glue":"dist/pkg/onrecord_wasm.js","wasm":"dist/pkg/onrecord_wasm_bg.wasm","index":"dist/index.onr","model":null,"summary":"summary.js"};
 
 /**
- * What a widget needs, from data attributes: the element's own, then the script tag's.
+ * What a widget needs, from data attributes: the element's own, then `mount()`'s, then the
+ * script tag's (the same names, camelCased).
  * @typedef {object} Options
  * @property {string} index  the index URL
  * @property {string} model  the query model URL
@@ -27,23 +30,29 @@ const ASSETS = {"css":"onrecord.css","worker":"onrecord-worker.js","glue":"dist/
  */
 
 const here = new URL(import.meta.url);
-/** @param {keyof typeof ASSETS} name */
-const asset = (name) => {
-  const path = ASSETS[name];
-  return path ? new URL(path, here).href : null;
-};
 const script = /** @type {HTMLScriptElement[]} */ ([...document.querySelectorAll('script[type="module"][src]')])
   .find((s) => new URL(s.src, document.baseURI).href === here.href);
+/** What `mount()` was given (the npm package's way to set the data attributes).
+ * @type {Record<string, string | number | undefined> | null} */
+let config = null;
 
 /** @param {HTMLElement | null} el @returns {Options} */
 function options(el) {
   /** @param {string} key */
-  const get = (key) => el?.dataset[key] ?? script?.dataset[key];
+  const get = (key) => el?.dataset[key] ?? config?.[key]?.toString() ?? script?.dataset[key];
   const given = (/** @type {string} */ key) => {
     const value = get(key);
     return value ? new URL(value, document.baseURI).href : null;
   };
-  const index = given('index') ?? /** @type {string} */ (asset('index'));
+  // The folder holding the widget's files: this file's own, unless a bundle moved it.
+  const base = given('assets')?.replace(/\/?$/, '/') ?? here;
+  /** @param {keyof typeof ASSETS} name */
+  const asset = (name) => {
+    const path = ASSETS[name];
+    return path ? new URL(path, base).href : null;
+  };
+  const index = given('index') ?? asset('index');
+  if (!index) throw new Error('onrecord: no index given (data-index, or mount({ index }))');
   const max = Number.parseInt(get('maxQuotes') ?? '', 10);
   return {
     index,
@@ -149,6 +158,19 @@ class OnrecordAsk extends HTMLElement {
   }
 }
 
-if (!customElements.get('onrecord-ask')) customElements.define('onrecord-ask', OnrecordAsk);
-// The tag adds the button and dialog unless the page places the widget inline.
-if (!document.querySelector('onrecord-ask')) mountDialog();
+/**
+ * Starts the widget: defines `<onrecord-ask>` and, unless the page has one, adds the button and
+ * dialog. `options` takes the data attributes' names camelCased (`assets`, `index`, `model`,
+ * `proxy`, `placeholder`, `language`, `theme`, `maxQuotes`, `preload`). Runs once.
+ * @param {Record<string, string | number | undefined>} [options]
+ */
+export function mount(options = {}) {
+  if (config) return;
+  config = options;
+  if (!customElements.get('onrecord-ask')) customElements.define('onrecord-ask', OnrecordAsk);
+  if (!document.querySelector('onrecord-ask')) mountDialog();
+}
+
+// The loader starts itself once the module graph has run, so a module importing it (a bundle's
+// entry) that calls mount() at its top level, before any await, is heard first.
+queueMicrotask(() => mount());
