@@ -27,7 +27,7 @@ test('German has every sentence English has, with the same arguments', () => {
 });
 
 test('a decline says why for every gate, and names unused words only once', () => {
-  const gates = ['no-content-words', 'never-mentioned', 'missing', 'below-floor', 'unsupported', 'other'];
+  const gates = ['no-content-words', 'never-mentioned', 'missing', 'below-floor', 'unsupported', 'no-amount', 'other'];
   for (const msgs of [en, de]) {
     const reasons = gates.map((gate) => msgs.declineReason({ gate, terms: ['kubernetes'], coverage: 40 }, []));
     assert.equal(new Set(reasons).size, gates.length, reasons.join(' | '));
@@ -43,6 +43,8 @@ test('a decline says why for every gate, and names unused words only once', () =
     'The closest passage covers only 40% of what you asked, so it is not quoted as an answer. These pages never mention ‘redis’ or ‘caching’.');
   assert.equal(de.declineReason({ gate: 'unsupported', terms: [], coverage: 35 }, ['a', 'b', 'c']),
     'Der nächstliegende Satz trägt nur 35 % Ihrer Frage und wird daher nicht als Antwort zitiert. Diese Seiten erwähnen ‚a‘, ‚b‘ oder ‚c‘ nicht.');
+  assert.equal(en.declineReason({ gate: 'no-amount', terms: [], coverage: null }, []),
+    'You asked for a number or amount, and the closest passage gives none, so it is not quoted as an answer.');
   assert.equal(en.declineReason(null, []), 'These pages do not answer that.');
 });
 

@@ -110,6 +110,7 @@ const en = {
       'below-floor': `The closest passage covers only ${d?.coverage}% of what you asked, so it is not quoted as an answer.`,
       unsupported: `The closest sentence carries only ${d?.coverage}% of what you asked, so it is not quoted as an answer.`,
       weak: 'The closest passage uses your words but does not answer the question clearly enough to be quoted.',
+      'no-amount': 'You asked for a number or amount, and the closest passage gives none, so it is not quoted as an answer.',
       other: 'These pages do not answer that.',
     }[gateOf(d)];
     return d?.gate !== 'never-mentioned' && missing.length ? `${why} ${en.neverMention(missing)}` : why;
@@ -222,6 +223,7 @@ const de = {
       'below-floor': `Der nächstliegende Abschnitt deckt nur ${d?.coverage} % Ihrer Frage ab und wird daher nicht als Antwort zitiert.`,
       unsupported: `Der nächstliegende Satz trägt nur ${d?.coverage} % Ihrer Frage und wird daher nicht als Antwort zitiert.`,
       weak: 'Der nächstliegende Abschnitt enthält Ihre Wörter, beantwortet die Frage aber nicht deutlich genug, um zitiert zu werden.',
+      'no-amount': 'Sie haben nach einer Zahl oder einem Betrag gefragt, und der nächstliegende Abschnitt nennt keine; er wird daher nicht als Antwort zitiert.',
       other: 'Diese Seiten beantworten das nicht.',
     }[gateOf(d)];
     return d?.gate !== 'never-mentioned' && missing.length ? `${why} ${de.neverMention(missing)}` : why;

@@ -84,6 +84,10 @@ fn decline_reason(decline: &Decline) -> (&'static str, String) {
                 percent(*coverage)
             ),
         ),
+        Decline::NoAmount => (
+            "no-amount",
+            "the question asks for a number and the closest sentence gives none".into(),
+        ),
         Decline::BelowFloor { coverage, meaning } => (
             "below-floor",
             match meaning {

@@ -51,7 +51,7 @@ export interface SectionDto { fragment: number; title: string; section: string; 
 export interface HintDto { label: string; url: string; locator: string; }
 export interface CitationDto { title: string; section: string; url: string; textFragmentUrl: string; fragmentNo: number; fragmentCount: number; collection: CollectionDto | null; }
 export interface DeclineDto {
-  gate: "too-long" | "control-characters" | "no-content-words" | "never-mentioned" | "missing" | "below-floor" | "unsupported" | "other";
+  gate: "too-long" | "control-characters" | "no-content-words" | "never-mentioned" | "missing" | "below-floor" | "unsupported" | "no-amount" | "other";
   /** For never-mentioned: the words no page uses; for missing: the words the closest passage
    *  lacks (as the question wrote them). */
   terms: string[];
@@ -321,6 +321,7 @@ impl From<Decline> for DeclineDto {
             Decline::Missing { terms } => ("missing", terms, None),
             Decline::BelowFloor { coverage, .. } => ("below-floor", Vec::new(), Some(coverage)),
             Decline::Unsupported { coverage, .. } => ("unsupported", Vec::new(), Some(coverage)),
+            Decline::NoAmount => ("no-amount", Vec::new(), None),
             _ => ("other", Vec::new(), None),
         };
         DeclineDto {

@@ -163,6 +163,9 @@ pub enum Decline {
         /// Share of the question's weight around the quote.
         coverage: f32,
     },
+    /// The question asks for a number or amount ("how long", "what does it cost"), and the
+    /// closest sentence gives none.
+    NoAmount,
     /// The best passage covers too little of the question, in words and in meaning.
     BelowFloor {
         /// Share of the question's weight the best passage covers.
@@ -442,6 +445,9 @@ fn reason(
     // Feature positions, as in FEATURE_NAMES (compared by position: the names stay out of
     // the wasm; a test keeps both in step).
     const IN_QUOTE: usize = 2;
+    const ASKS_QUANTITY: usize = 7;
+    const QUANTITY_SHOWN: usize = 8;
+    let no_amount = features.values[ASKS_QUANTITY] > 0.0 && features.values[QUANTITY_SHOWN] == 0.0;
     // Unused words that name the subject: a common word ("mind" in "change my mind") is no
     // reason of its own (`missing_on_page` holds no common words).
     let unknown_subject: Vec<String> = missing_terms
@@ -454,6 +460,8 @@ fn reason(
         5 | 6 if !missing_on_page.is_empty() => Decline::Missing {
             terms: missing_on_page.to_vec(),
         },
+        // asks_quantity, quantity_shown: a number was asked for and none is quoted
+        7 | 8 if no_amount => Decline::NoAmount,
         // in_quote, key_support, quantity_shown, bigram_share: the sentence falls short
         2 | 3 | 8 | 9 => Decline::Unsupported {
             coverage: features.values[IN_QUOTE],
@@ -497,6 +505,22 @@ fn citation(index: &Index, fragment: &Fragment, quote: &str) -> Citation {
 mod tests {
     use super::*;
 
+    /// A question that asks for a number, declined because the quote gives none, says so;
+    /// the same evidence with a number quoted is not declined for that.
+    #[test]
+    fn a_number_asked_for_and_not_quoted_is_the_reason() {
+        let model = AnswerConfig::DEFAULT.hybrid;
+        let mut features = Features {
+            values: model.reference,
+        };
+        features.values[7] = 1.0;
+        features.values[8] = 0.0;
+        let why = |f: &Features| reason(&model, f, &[], &[], &[], 0.9, Some(0.5));
+        assert_eq!(why(&features), Decline::NoAmount);
+        features.values[8] = 1.0;
+        assert_ne!(why(&features), Decline::NoAmount);
+    }
+
     /// `reason` names features by position; this keeps the positions and the names in step.
     #[test]
     fn decline_reasons_refer_to_the_features_they_name() {
@@ -505,6 +529,7 @@ mod tests {
         assert_eq!(at(3), "key_support");
         assert_eq!(at(5), "salient_missing");
         assert_eq!(at(6), "compound_missing");
+        assert_eq!(at(7), "asks_quantity");
         assert_eq!(at(8), "quantity_shown");
         assert_eq!(at(9), "bigram_share");
     }
