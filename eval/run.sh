@@ -18,6 +18,12 @@ model=(--teacher target/models/all-minilm-l6-v2 --model-dir build-index/model)
 echo eval/results/cross-corpus.md
 "$bin" --cross eval/corpora.json --lexical --markdown eval/results/cross-corpus-lexical.md --json eval/results/cross-corpus-lexical.json > /dev/null
 echo eval/results/cross-corpus-lexical.md
+# Site adaptation of the query model (opt-in, not shipped): its knobs by dev halves, then the
+# cross-corpus report with every corpus's own adapted table.
+"$bin" --cross eval/corpora.json --adapt-sweep --markdown eval/results/adapt-sweep.md "${model[@]}" > /dev/null
+echo eval/results/adapt-sweep.md
+"$bin" --cross eval/corpora.json --adapt --markdown eval/results/cross-corpus-adapt.md --json eval/results/cross-corpus-adapt.json "${model[@]}" > /dev/null
+echo eval/results/cross-corpus-adapt.md
 
 run() { # name corpus questions [extra args]
   local name=$1 corpus=$2 questions=$3

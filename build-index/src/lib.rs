@@ -6,6 +6,7 @@
 //! exactly as this CLI does.
 
 mod config;
+mod adapt;
 mod embed;
 mod scale;
 
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use onrecord_core::{
-    Bm25Params, Index, IndexBuilder, IndexSettings, Lang, Page, PageKind, Read, Reader,
+    Bm25Params, Index, IndexBuilder, IndexSettings, Lang, Page, PageKind, QueryModel, Read, Reader,
     RoutingHint, SourceDoc, VectorIndex, chunk, page_kind,
 };
 use onrecord_sources::{
@@ -25,6 +26,7 @@ use onrecord_sources::{
 use sha2::{Digest, Sha256};
 
 pub use crate::config::CONFIG_FILE;
+pub use crate::adapt::{Adapt, AdaptStats, MAX_NEGATIVES, MAX_QUERIES, adapt, pseudo_queries};
 pub use crate::embed::{
     CandleBert, DEFAULT_CACHE_DIR, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS, ModelFiles,
     Teacher,
@@ -45,6 +47,8 @@ pub struct Options {
     pub stemming: bool,
     /// Names of the site or its author, which questions use to mean "these pages".
     pub site_names: Vec<String>,
+    /// With vectors: adapt the query model to the site's own text (`None`: copy it as is).
+    pub adapt: Option<Adapt>,
 }
 
 impl Options {
@@ -56,6 +60,7 @@ impl Options {
             fragment_chars: 800,
             stemming: true,
             site_names: Vec::new(),
+            adapt: None,
         }
     }
 }
@@ -64,6 +69,9 @@ impl Options {
 pub struct Build {
     pub index: Index,
     pub bytes: Vec<u8>,
+    /// The query model the vectors were made for (with vectors): the given one, or its copy
+    /// adapted to this site. It goes next to the index.
+    pub query_model: Option<Vec<u8>>,
     pub report: Report,
 }
 
@@ -88,6 +96,8 @@ pub struct Report {
     pub bytes_by_part: Vec<(&'static str, usize)>,
     /// What embedding the fragments did (when built with vectors).
     pub embedding: Option<EmbedStats>,
+    /// What adapting the query model to the site did (when asked for).
+    pub adaptation: Option<AdaptStats>,
     /// Pages set aside from quoted answers (release notes, listings), with their kind and
     /// whether the site owner declared it.
     pub set_aside: Vec<(String, PageKind, bool)>,
@@ -345,9 +355,27 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
             (c.name.clone(), pages)
         })
         .collect();
+    let mut query_model = None;
     if let Some(embedder) = embedder {
         let (embedded, stats) = embedder.embed_fragments(&embedding_texts(&index))?;
-        let mut vectors = VectorIndex::new(embedder.query_model_checksum, embedder.dims as u32);
+        let (model, checksum) = match &options.adapt {
+            Some(knobs) => {
+                let (bytes, adapted) =
+                    adapt::adapt(&embedder.query_model_bytes, &index, &embedded, knobs)
+                        .context("cannot adapt the query model to the site")?;
+                report.adaptation = Some(adapted);
+                let checksum = QueryModel::from_bytes(&bytes)
+                    .map_err(|e| anyhow::anyhow!("adapted query model: {e}"))?
+                    .checksum();
+                (bytes, checksum)
+            }
+            None => (
+                embedder.query_model_bytes.clone(),
+                embedder.query_model_checksum,
+            ),
+        };
+        query_model = Some(model);
+        let mut vectors = VectorIndex::new(checksum, embedder.dims as u32);
         for v in embedded {
             vectors.push(&v);
         }
@@ -377,6 +405,7 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
             ..index
         },
         bytes,
+        query_model,
         report,
     })
 }
@@ -749,6 +778,20 @@ impl fmt::Display for Report {
                 f,
                 "embedding         none (no --teacher/--model-dir): lexical retrieval only"
             )?,
+        }
+        if let Some(a) = &self.adaptation {
+            writeln!(
+                f,
+                "query model       adapted to the site in {:.1} s ({:.2} s per 1k fragments): {} pseudo-queries, {} rows changed, {} bytes; pseudo-query cos {:.3} -> {:.3} (float {:.3})",
+                a.secs,
+                a.secs * 1000.0 / self.fragments.max(1) as f64,
+                a.pseudo_queries,
+                a.rows_changed,
+                a.model_bytes,
+                a.cos_before,
+                a.cos_after,
+                a.cos_trained,
+            )?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use build_index::{
-    EmbedOptions, Embedder, ModelFiles, Options, build_with, write_atomically, write_index,
+    Adapt, EmbedOptions, Embedder, ModelFiles, Options, build_with, write_atomically, write_index,
 };
 use onrecord_core::Lang;
 
@@ -22,6 +22,8 @@ with more .html pages than markdown pages is read as a built site) — and write
   --teacher DIR         the embedding transformer (all-MiniLM-L6-v2 files) for fragment vectors
   --model-dir DIR       folder with query-model.onq and doc-projection.bin (with --teacher);
                         query-model.onq is copied next to the index for the browser
+  --adapt               adapt the query model to the site's own headings and first sentences
+                        (with --teacher); the adapted copy is written next to the index
   --embed-cache DIR     folder of the embedding cache, so a rebuild embeds only fragments whose
                         text changed (default: target/embed-cache)
   --no-embed-cache      keep embeddings in memory only";
@@ -59,6 +61,7 @@ fn run() -> Result<()> {
             "--model-dir" => model_dir = Some(value("--model-dir")?.into()),
             "--embed-cache" => embed.cache_dir = Some(value("--embed-cache")?.into()),
             "--no-embed-cache" => embed.cache_dir = None,
+            "--adapt" => options.adapt = Some(Adapt::STANDARD),
             "--private-dir" => options.private_dir = value("--private-dir")?,
             "--site-name" => options.site_names.push(value("--site-name")?),
             "--lang" => {
@@ -91,14 +94,15 @@ fn run() -> Result<()> {
             &ModelFiles { teacher, model_dir },
             &embed,
         )?),
+        (None, None) if options.adapt.is_some() => bail!("--adapt needs --teacher and --model-dir"),
         (None, None) => None,
         _ => bail!("--teacher and --model-dir go together"),
     };
     let started = Instant::now();
     let built = build_with(&corpus, &options, embedder.as_ref())?;
     let path = write_index(&out, &built.bytes)?;
-    if let Some(embedder) = &embedder {
-        write_atomically(&out, "query-model.onq", &embedder.query_model_bytes)?;
+    if let Some(model) = &built.query_model {
+        write_atomically(&out, "query-model.onq", model)?;
     }
     let secs = started.elapsed().as_secs_f64();
     print!("{}", built.report);

@@ -68,6 +68,8 @@ struct Corpus {
     entry: Entry,
     questions: Vec<Question>,
     built: Build,
+    /// The query model the corpus's vectors were made for (adapted to it when asked).
+    model: Option<QueryModel>,
 }
 
 impl Corpus {
@@ -119,7 +121,7 @@ fn score_matrix<K: Sync>(
 
 /// The candidate with the best mean score over the `train` corpora (primary, then tie-break;
 /// the earlier candidate on a full tie).
-fn choose(scores: &[Vec<(f64, f64)>], train: &[usize]) -> usize {
+pub fn choose(scores: &[Vec<(f64, f64)>], train: &[usize]) -> usize {
     let n = scores.first().map_or(0, Vec::len);
     let mean = |k: usize| -> (f64, f64) {
         let (mut a, mut b) = (0.0, 0.0);
@@ -498,7 +500,6 @@ pub fn run(
     entries: Vec<Entry>,
     options: &Options,
     embedder: Option<&Embedder>,
-    model: Option<&QueryModel>,
     dump: Option<&Path>,
 ) -> Result<CrossResult> {
     let mut corpora = Vec::new();
@@ -524,20 +525,44 @@ pub fn run(
             entry.name,
             built.index.fragments.len()
         );
+        let model = built
+            .query_model
+            .as_deref()
+            .map(QueryModel::from_bytes)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", entry.name))?;
+        if let Some(a) = &built.report.adaptation {
+            eprintln!(
+                "cross: {} query model adapted in {:.1} s ({} pseudo-queries, {} rows, cos {:.3} -> {:.3} float, {:.3} requantised)",
+                entry.name,
+                a.secs,
+                a.pseudo_queries,
+                a.rows_changed,
+                a.cos_before,
+                a.cos_trained,
+                a.cos_after
+            );
+        }
         corpora.push(Corpus {
             entry,
             questions,
             built,
+            model,
         });
     }
     let n = corpora.len();
     let all: Vec<usize> = (0..n).collect();
-    let vectors = model.is_some();
+    let vectors = embedder.is_some();
     if let Some(path) = dump {
         let mut lines = String::new();
         for c in &corpora {
             for q in &c.questions {
-                let a = assess(&c.built.index, model, &q.question, &AnswerConfig::DEFAULT);
+                let a = assess(
+                    &c.built.index,
+                    c.model.as_ref(),
+                    &q.question,
+                    &AnswerConfig::DEFAULT,
+                );
                 let grounded = q.answerable()
                     && a.quotes
                         .iter()
@@ -566,7 +591,7 @@ pub fn run(
     let fusion_scores = score_matrix(&corpora, &fusions, &|c, f| {
         let dev = c.split(Split::Dev);
         let r = metrics::retrieval(&c.built.index, &dev, &|q| {
-            retrieve_fused(&c.built.index, model, q, DEPTH, f)
+            retrieve_fused(&c.built.index, c.model.as_ref(), q, DEPTH, f)
                 .iter()
                 .map(|h| h.fragment)
                 .collect()
@@ -592,7 +617,12 @@ pub fn run(
             if !memo.iter().any(|(k, _)| *k == f) {
                 let m = score_matrix(&corpora, &SHAPE_GRID, &|c, &w| {
                     (
-                        would_hit(c, &c.split(Split::Dev), model, &base(fusions[f], w)),
+                        would_hit(
+                            c,
+                            &c.split(Split::Dev),
+                            c.model.as_ref(),
+                            &base(fusions[f], w),
+                        ),
                         0.0,
                     )
                 });
@@ -613,12 +643,13 @@ pub fn run(
         let fusion = fusions[choose(&fusion_scores, train)];
         let shape_weight = SHAPE_GRID[choose(&shape_scores[fold], train)];
         let config = base(fusion, shape_weight);
-        let fit_rows = |m: Option<&QueryModel>| -> Vec<Row> {
+        let fit_rows = |with_vectors: bool| -> Vec<Row> {
             std::thread::scope(|s| {
                 let handles: Vec<_> = train
                     .iter()
                     .map(|&c| {
                         let corpus = &corpora[c];
+                        let m = corpus.model.as_ref().filter(|_| with_vectors);
                         s.spawn(move || rows(corpus, c, &corpus.split(Split::Dev), m, &config))
                     })
                     .collect();
@@ -628,9 +659,9 @@ pub fn run(
                     .collect()
             })
         };
-        let hybrid_rows = fit_rows(model);
+        let hybrid_rows = fit_rows(true);
         let lexical_rows = if vectors {
-            fit_rows(None)
+            fit_rows(false)
         } else {
             hybrid_rows.clone()
         };
@@ -675,7 +706,9 @@ pub fn run(
     let _ = writeln!(
         md,
         "Each corpus is left out in turn. Every knob — the fusion weights (by mean dev MRR), the quote-shape weight (by mean dev quote hit), the decline model's weights, threshold and confidence cut points (fit on the pooled dev rows) — is chosen on the **dev halves of the other corpora**; the left-out corpus is then scored on its **test half** (which nobody looked at while building the method) and on **all** its questions. Vectors: {}. Rates are fractions; one question moves a rate by 1/n (about 2 points on a test half of 45).\n",
-        if vectors {
+        if options.adapt.is_some() {
+            "yes (the shipped teacher; the query model adapted to each corpus's own text at build time)"
+        } else if vectors {
             "yes (the shipped teacher and query model)"
         } else {
             "no (lexical)"
@@ -706,15 +739,15 @@ pub fn run(
         let chosen = choose_config(left, &train);
         let test = c.split(Split::Test);
         let every = c.split(Split::All);
-        let s_test = score(c, model, &test, &chosen);
-        let s_all = score(c, model, &every, &chosen);
+        let s_test = score(c, c.model.as_ref(), &test, &chosen);
+        let s_all = score(c, c.model.as_ref(), &every, &chosen);
         let _ = writeln!(
             knobs_lines,
             "- {}: {}",
             c.entry.name,
             knobs_text(&chosen.config, vectors)
         );
-        let fold_rows = rows(c, 0, &every, model, &chosen.config);
+        let fold_rows = rows(c, 0, &every, c.model.as_ref(), &chosen.config);
         let answerable = fold_rows.iter().filter(|r| r.answerable).count().max(1) as f64;
         let grounded = fold_rows.iter().filter(|r| r.grounded).count() as f64;
         lost_lines.push(format!(
@@ -840,7 +873,7 @@ pub fn run(
     let mut shipped_results = Vec::new();
     for c in &corpora {
         let qs = c.split(Split::Test);
-        let s = score(c, model, &qs, &shipped_chosen);
+        let s = score(c, c.model.as_ref(), &qs, &shipped_chosen);
         fold_row(&mut md, &c.entry.name, qs.len(), &s);
         shipped_json.push(json!({ "corpus": c.entry.name, "test": scored_json(&s, qs.len()) }));
         shipped_results.push(s);

@@ -18,6 +18,7 @@ mod followups;
 mod metrics;
 mod questions;
 mod report;
+mod sweep;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,9 +32,11 @@ const USAGE: &str =
     "usage: eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT]
             [--private-dir NAME] [--site-name NAME] [--fragment-chars N] [--sizes N,N,...]
             [--check] [--lexical | --teacher DIR --model-dir DIR]
-            [--hint-floor X] [--followups FILE]
+            [--hint-floor X] [--followups FILE] [--adapt | --no-adapt] [--adapt-epochs N] [--adapt-lr X]
+            [--adapt-pull X] [--adapt-temperature X] [--adapt-headings-only]
+            [--adapt-site-negatives]
        eval --cross REGISTRY [--json OUT] [--markdown OUT] [--write-shipped]
-            [--lexical | --teacher DIR --model-dir DIR]
+            [--lexical | --teacher DIR --model-dir DIR] [--adapt | --no-adapt] [--adapt-* ...]
   --check        only check the question file (ids, evidence phrases) and exit
   --followups FILE  also score follow-up pairs (eval/questions/followups-*.json) on the corpus
   --cross FILE   the cross-corpus protocol over the corpora of FILE (eval/corpora.json): each
@@ -43,7 +46,14 @@ const USAGE: &str =
                  crates/onrecord-core/src/answer/shipped.rs (what the widget ships)
   --lexical      no vectors (the shipped build embeds fragments with the teacher in
                  target/models/all-minilm-l6-v2 and queries with build-index/model)
-  --teacher DIR  with --model-dir: another teacher and query model, for experiments";
+  --teacher DIR  with --model-dir: another teacher and query model, for experiments
+  --adapt        adapt the query model to each corpus's own text at build time (headings and
+                 first sentences as pseudo-queries); --no-adapt copies it as is
+  --adapt-epochs, --adapt-lr, --adapt-pull, --adapt-temperature, --adapt-headings-only,
+  --adapt-site-negatives
+                 the adaptation's knobs (each implies --adapt), for choosing them on dev halves
+  --adapt-sweep  with --cross: score a grid of adaptation knobs on every dev half and name the
+                 point each left-out corpus would get (chosen on the others' dev halves)";
 
 /// The repository root (the harness reads the shipped models and the registry from it).
 fn root() -> PathBuf {
@@ -78,6 +88,8 @@ pub struct Args {
     pub dump_rows: Option<PathBuf>,
     /// Follow-up pairs to score on the same corpus.
     pub followups: Option<PathBuf>,
+    /// With `cross`: choose the adaptation's knobs on the dev halves instead.
+    pub adapt_sweep: bool,
 }
 
 fn main() -> ExitCode {
@@ -108,6 +120,9 @@ fn parse_args() -> Result<Args> {
     let mut answer = onrecord_core::AnswerConfig::DEFAULT;
     let mut teacher: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
+    let mut adapt = options.adapt;
+    let mut no_adapt = false;
+    let mut adapt_sweep = false;
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
             it.next()
@@ -155,9 +170,21 @@ fn parse_args() -> Result<Args> {
             "--hint-floor" => answer.hint_floor = parse_f32(&value("--hint-floor")?)?,
             "--teacher" => teacher = Some(PathBuf::from(value("--teacher")?)),
             "--model-dir" => model_dir = Some(PathBuf::from(value("--model-dir")?)),
+            "--adapt" => adapt = Some(adapt.unwrap_or(build_index::Adapt::STANDARD)),
+            "--no-adapt" => no_adapt = true,
+            "--adapt-epochs" => knob(&mut adapt).epochs = parse_num(&value("--adapt-epochs")?)?,
+            "--adapt-lr" => knob(&mut adapt).lr = parse_f32(&value("--adapt-lr")?)?,
+            "--adapt-pull" => knob(&mut adapt).pull = parse_f32(&value("--adapt-pull")?)?,
+            "--adapt-temperature" => {
+                knob(&mut adapt).temperature = parse_f32(&value("--adapt-temperature")?)?;
+            }
+            "--adapt-sweep" => adapt_sweep = true,
+            "--adapt-headings-only" => knob(&mut adapt).first_sentences = false,
+            "--adapt-site-negatives" => knob(&mut adapt).site_negatives = true,
             other => bail!("unexpected argument '{other}'\n\n{USAGE}"),
         }
     }
+    options.adapt = adapt.filter(|_| !no_adapt && !lexical);
     if write_shipped && (lexical || cross.is_none()) {
         bail!(
             "--write-shipped needs --cross with vectors: what ships answers with and without them"
@@ -177,6 +204,7 @@ fn parse_args() -> Result<Args> {
     };
     Ok(Args {
         followups,
+        adapt_sweep,
         cross,
         write_shipped,
         dump_rows,
@@ -195,6 +223,16 @@ fn parse_args() -> Result<Args> {
 
 fn parse_f32(s: &str) -> Result<f32> {
     s.parse().with_context(|| format!("'{s}' is not a number"))
+}
+
+/// An --adapt-* knob turns adaptation on with the other knobs standard.
+fn knob(adapt: &mut Option<build_index::Adapt>) -> &mut build_index::Adapt {
+    adapt.get_or_insert(build_index::Adapt::STANDARD)
+}
+
+fn parse_num(s: &str) -> Result<usize> {
+    s.parse()
+        .with_context(|| format!("'{s}' is not a whole number"))
 }
 
 fn run() -> Result<ExitCode> {
@@ -249,7 +287,14 @@ fn run() -> Result<ExitCode> {
     }
     let embedder = load_embedder(&args)?;
     let built = build_with(&args.corpus, &args.options, embedder.as_ref())?;
+    if let Some(a) = &built.report.adaptation {
+        eprintln!(
+            "query model adapted in {:.1} s ({} pseudo-queries, {} rows, cos {:.3} -> {:.3} float, {:.3} requantised)",
+            a.secs, a.pseudo_queries, a.rows_changed, a.cos_before, a.cos_trained, a.cos_after
+        );
+    }
     let result = report::evaluate(&args, &questions, &pairs, &built, embedder.as_ref())?;
+
     print!("{}", result.markdown);
     if let Some(path) = &args.markdown {
         std::fs::write(path, &result.markdown)
@@ -282,12 +327,19 @@ fn load_embedder(args: &Args) -> Result<Option<build_index::Embedder>> {
 fn cross(args: &Args, registry: &Path) -> Result<ExitCode> {
     let entries = cross::load_registry(registry, &root())?;
     let embedder = load_embedder(args)?;
-    let model = query_model(embedder.as_ref())?;
+    if args.adapt_sweep {
+        let md = sweep::run(entries, &args.options, embedder.as_ref())?;
+        print!("{md}");
+        if let Some(path) = &args.markdown {
+            std::fs::write(path, &md)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let result = cross::run(
         entries,
         &args.options,
         embedder.as_ref(),
-        model.as_ref(),
         args.dump_rows.as_deref(),
     )?;
     print!("{}", result.markdown);
@@ -306,14 +358,4 @@ fn cross(args: &Args, registry: &Path) -> Result<ExitCode> {
         eprintln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The browser's query model, as the embedder copies it next to the index.
-fn query_model(
-    embedder: Option<&build_index::Embedder>,
-) -> Result<Option<onrecord_core::QueryModel>> {
-    embedder
-        .map(|e| onrecord_core::QueryModel::from_bytes(&e.query_model_bytes))
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("{e}"))
 }

@@ -38,7 +38,8 @@ struct Setup<'a> {
     /// reference the browser cannot ship: the teacher is 90 MB).
     teacher: Option<&'a Embedder>,
     rows: Vec<Row<'a>>,
-    sizes: &'a [(usize, Index, usize)],
+    /// Fragment size, index, index bytes and the query model its vectors were made for.
+    sizes: &'a [(usize, Index, usize, Option<QueryModel>)],
     /// The follow-up pairs and their file, when given.
     followups: Option<(&'a std::path::Path, &'a [Pair])>,
 }
@@ -70,8 +71,10 @@ pub fn evaluate(
             ..args.options.clone()
         },
     )?;
-    let model = embedder
-        .map(|e| QueryModel::from_bytes(&e.query_model_bytes))
+    let model = built
+        .query_model
+        .as_deref()
+        .map(QueryModel::from_bytes)
         .transpose()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut rows = vec![
@@ -118,7 +121,13 @@ pub fn evaluate(
             },
             embedder,
         )?;
-        sizes.push((chars, b.index, b.bytes.len()));
+        let m = b
+            .query_model
+            .as_deref()
+            .map(QueryModel::from_bytes)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        sizes.push((chars, b.index, b.bytes.len(), m));
     }
     let mut private_labels = std::collections::BTreeMap::new();
     let private_prefix = format!("{}/", args.options.private_dir.trim_matches('/'));
@@ -245,8 +254,13 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
             "| fragment chars | index bytes | fragments | recall@1 | recall@5 | MRR | context chars @3 | @5 |"
         );
         let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for (chars, idx, bytes) in setup.sizes {
-            let r = metrics::retrieval(idx, qs, &|q| setup.shipped(idx, q));
+        for (chars, idx, bytes, m) in setup.sizes {
+            let r = metrics::retrieval(idx, qs, &|q| {
+                retrieve_with(idx, m.as_ref(), q, DEPTH, SHIPPED)
+                    .iter()
+                    .map(|h| h.fragment)
+                    .collect()
+            });
             let _ = writeln!(
                 md,
                 "| {chars} | {bytes} | {} | {:.3} | {:.3} | {:.3} | {:.0} | {:.0} |",

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use build_index::{EmbedOptions, Embedder, ModelFiles, Options, build_with};
+use build_index::{Adapt, EmbedOptions, Embedder, ModelFiles, Options, build_with};
 use clap::{Args, Parser, Subcommand};
 use onrecord_core::{FORMAT_VERSION, Lang};
 
@@ -70,6 +70,10 @@ struct BuildArgs {
     /// Fragment size in characters.
     #[arg(long, default_value_t = 800)]
     fragment_chars: usize,
+    /// Adapt the query model to the site's own headings and first sentences (with --teacher);
+    /// the folder gets the adapted copy.
+    #[arg(long, requires = "teacher")]
+    adapt: bool,
 }
 
 #[derive(Args)]
@@ -119,6 +123,7 @@ fn build(args: &BuildArgs) -> Result<()> {
             .with_context(|| format!("unsupported --lang '{}'", args.lang))?,
         fragment_chars: args.fragment_chars,
         site_names: args.site_name.clone(),
+        adapt: args.adapt.then_some(Adapt::STANDARD),
         ..Options::standard()
     };
     let embedder = match (&args.teacher, &args.model_dir) {
@@ -135,7 +140,7 @@ fn build(args: &BuildArgs) -> Result<()> {
     };
     let started = Instant::now();
     let built = build_with(&args.input, &options, embedder.as_ref())?;
-    let model = embedder.as_ref().map(|e| e.query_model_bytes.as_slice());
+    let model = built.query_model.as_deref();
     let written = deploy::write_folder(&args.out, &built.bytes, model)?;
     print!("{}", built.report);
     for (name, bytes) in &written {

@@ -82,7 +82,8 @@ pub use crate::source::{
 };
 pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
 pub use crate::vector::{
-    MODEL_VERSION, QueryModel, QueryModelError, VectorIndex, encode_query_model, search_vectors,
+    MODEL_VERSION, QueryModel, QueryModelError, VectorIndex, encode_query_model,
+    encode_query_model_rows, quantize_row, search_vectors,
 };
 pub use crate::verify::{MIN_QUOTE_WORDS, verify_quote};
 pub use crate::wordpiece::{WordPiece, basic_tokens};

@@ -151,6 +151,24 @@ impl QueryModel {
         &self.wordpiece
     }
 
+    /// The vocabulary in token-id order (for writing a changed copy of the model).
+    pub fn vocab(&self) -> Vec<String> {
+        self.wordpiece.vocab(self.row_of.len())
+    }
+
+    /// The stored rows as `(token id, scale, values)`, in token-id order.
+    pub fn rows(&self) -> impl Iterator<Item = (u32, f32, &[i8])> {
+        self.row_of
+            .iter()
+            .enumerate()
+            .filter(|(_, row)| **row != NO_ROW)
+            .filter_map(|(id, &row)| {
+                let start = row as usize * self.dims;
+                let values = self.data.get(start..start + self.dims)?;
+                Some((id as u32, *self.scales.get(row as usize)?, values))
+            })
+    }
+
     /// Whether `word` (lowercased) or its base form is one of the most frequent English words
     /// of the vocabulary: such words phrase a question more often than they name its subject.
     pub fn is_common_word(&self, word: &str) -> bool {
@@ -358,6 +376,37 @@ impl<'a> Reader<'a> {
 /// Writes a model file in the layout above (used by tests and tools; the shipped model is made
 /// by `build-index/model/build.sh`).
 pub fn encode_query_model(vocab: &[String], dims: u32, rows: &[(u32, Vec<f32>)]) -> Vec<u8> {
+    let rows: Vec<(u32, f32, Vec<i8>)> = rows
+        .iter()
+        .map(|(id, v)| {
+            let (scale, q) = quantize_row(v, 1);
+            (*id, scale, q)
+        })
+        .collect();
+    encode_query_model_rows(vocab, dims, &rows)
+}
+
+/// Quantises one row as the model files store it: scale = max |v| / 127 and each value rounded
+/// to a multiple of `grid` (1 = plain int8; the shipped table uses 32, which gzip packs into
+/// about 3 bits a value), clipped to ±127.
+pub fn quantize_row(v: &[f32], grid: u8) -> (f32, Vec<i8>) {
+    let grid = f32::from(grid.max(1));
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
+    let q = v
+        .iter()
+        .map(|x| ((x / scale / grid).round() * grid).clamp(-127.0, 127.0) as i8)
+        .collect();
+    (scale, q)
+}
+
+/// Writes a model file from rows already quantised (`(token id, scale, values)`, ascending
+/// token ids, `dims` values each).
+pub fn encode_query_model_rows(
+    vocab: &[String],
+    dims: u32,
+    rows: &[(u32, f32, Vec<i8>)],
+) -> Vec<u8> {
     let mut out = MODEL_MAGIC.to_vec();
     for n in [MODEL_VERSION, dims, vocab.len() as u32, rows.len() as u32] {
         out.extend_from_slice(&n.to_le_bytes());
@@ -368,15 +417,10 @@ pub fn encode_query_model(vocab: &[String], dims: u32, rows: &[(u32, Vec<f32>)])
         out.push(len as u8);
         out.extend_from_slice(&bytes[..len]);
     }
-    for (id, v) in rows {
-        let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
-        let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
+    for (id, scale, values) in rows {
         out.extend_from_slice(&id.to_le_bytes());
         out.extend_from_slice(&scale.to_le_bytes());
-        out.extend(
-            v.iter()
-                .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8 as u8),
-        );
+        out.extend(values.iter().map(|&v| v as u8));
     }
     let crc = crate::crc::crc32(&out);
     out.extend_from_slice(&crc.to_le_bytes());

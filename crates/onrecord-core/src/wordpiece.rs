@@ -32,6 +32,18 @@ impl WordPiece {
         WordPiece { ids, unk }
     }
 
+    /// The vocabulary in id order, `len` entries; an id with no entry (a duplicate token in
+    /// the source vocabulary) comes back empty.
+    pub fn vocab(&self, len: usize) -> Vec<String> {
+        let mut vocab = vec![String::new(); len];
+        for (token, &id) in &self.ids {
+            if let Some(slot) = vocab.get_mut(id as usize) {
+                slot.clone_from(token);
+            }
+        }
+        vocab
+    }
+
     /// The id of a vocabulary entry, e.g. `[CLS]`.
     pub fn id(&self, token: &str) -> Option<u32> {
         self.ids.get(token).copied()
