@@ -5,8 +5,8 @@
 //! after that lives in `onrecord-core`. The eval harness calls [`build`] so that it indexes
 //! exactly as this CLI does.
 
-mod config;
 mod adapt;
+mod config;
 mod embed;
 mod scale;
 
@@ -25,8 +25,8 @@ use onrecord_sources::{
 };
 use sha2::{Digest, Sha256};
 
-pub use crate::config::CONFIG_FILE;
 pub use crate::adapt::{Adapt, AdaptStats, MAX_NEGATIVES, MAX_QUERIES, adapt, pseudo_queries};
+pub use crate::config::CONFIG_FILE;
 pub use crate::embed::{
     CandleBert, DEFAULT_CACHE_DIR, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS, ModelFiles,
     Teacher,
