@@ -8,65 +8,65 @@ use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -2.5888953,
+    bias: -2.5328176,
     weights: [
-        1.0117228,      // coverage
-        0.40115264,     // key_coverage
-        0.44596738,     // in_quote
-        -0.00079407496, // key_support
-        1.6197218,      // meaning
-        -3.2387578,     // salient_missing
-        -0.9154059,     // compound_missing
-        -0.8678369,     // asks_quantity
-        0.30474785,     // quantity_shown
-        1.442362,       // bigram_share
-    ],
-    threshold: 0.465,
-    high: 2.0,
-    medium: 0.465,
-    reference: [
-        0.7539322,   // coverage
-        0.8580978,   // key_coverage
-        0.6534766,   // in_quote
-        0.8052194,   // key_support
-        0.48998255,  // meaning
-        0.021511657, // salient_missing
-        0.012345679, // compound_missing
-        0.22222222,  // asks_quantity
-        0.14814815,  // quantity_shown
-        0.34805793,  // bigram_share
-    ],
-};
-
-/// Fit without vectors (lexical answers, before the query model arrives).
-pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -2.2052557,
-    weights: [
-        0.78254205,  // coverage
-        0.78254205,  // key_coverage
-        0.32142818,  // in_quote
-        0.5806688,   // key_support
-        0.0,         // meaning
-        -2.927773,   // salient_missing
-        -0.97728354, // compound_missing
-        -0.70812577, // asks_quantity
-        0.45559815,  // quantity_shown
-        1.6001725,   // bigram_share
+        1.0614382,   // coverage
+        0.447584,    // key_coverage
+        0.40872836,  // in_quote
+        0.025360769, // key_support
+        1.3600229,   // meaning
+        -3.2875872,  // salient_missing
+        -0.9319625,  // compound_missing
+        -0.7360088,  // asks_quantity
+        0.2542287,   // quantity_shown
+        1.4073406,   // bigram_share
     ],
     threshold: 0.48,
     high: 2.0,
     medium: 0.48,
     reference: [
-        0.7616204,   // coverage
-        0.7616204,   // key_coverage
-        0.6653365,   // in_quote
-        0.7291569,   // key_support
+        0.751773,     // coverage
+        0.8598545,    // key_coverage
+        0.65200996,   // in_quote
+        0.8075807,    // key_support
+        0.48488483,   // meaning
+        0.021255668,  // salient_missing
+        0.0121951215, // compound_missing
+        0.25609756,   // asks_quantity
+        0.15853658,   // quantity_shown
+        0.3468621,    // bigram_share
+    ],
+};
+
+/// Fit without vectors (lexical answers, before the query model arrives).
+pub(crate) const LEXICAL: DeclineModel = DeclineModel {
+    bias: -2.2217782,
+    weights: [
+        0.8056558,   // coverage
+        0.8056558,   // key_coverage
+        0.26197588,  // in_quote
+        0.61023384,  // key_support
         0.0,         // meaning
-        0.08703829,  // salient_missing
-        0.012820513, // compound_missing
-        0.24358974,  // asks_quantity
-        0.16666667,  // quantity_shown
-        0.36061504,  // bigram_share
+        -2.8625958,  // salient_missing
+        -0.9846105,  // compound_missing
+        -0.58626086, // asks_quantity
+        0.44352236,  // quantity_shown
+        1.5560014,   // bigram_share
+    ],
+    threshold: 0.53499997,
+    high: 0.77,
+    medium: 0.53499997,
+    reference: [
+        0.75959253,  // coverage
+        0.75959253,  // key_coverage
+        0.6640098,   // in_quote
+        0.72752005,  // key_support
+        0.0,         // meaning
+        0.088759,    // salient_missing
+        0.012658228, // compound_missing
+        0.278481,    // asks_quantity
+        0.17721519,  // quantity_shown
+        0.3603656,   // bigram_share
     ],
 };
 
