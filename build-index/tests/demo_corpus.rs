@@ -98,7 +98,12 @@ fn a_superseded_page_is_never_cited_its_successor_is() {
     quote_always.lexical.threshold = 0.0;
     let (_, bytes) = demo_index();
     let index = Index::from_bytes(&bytes).expect("demo index decodes");
-    let a = ask(&index, None, "How many years is the frame warranty?", &quote_always);
+    let a = ask(
+        &index,
+        None,
+        "How many years is the frame warranty?",
+        &quote_always,
+    );
     assert_eq!(a.mode, Mode::Answer, "{a:?}");
     assert!(
         a.quotes[0].citation.url.starts_with("/shop/warranty/"),
