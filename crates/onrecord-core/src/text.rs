@@ -177,7 +177,7 @@ pub fn is_stopword(word: &str, lang: Lang) -> bool {
 
 /// Quantity words that follow "how" (English) or "wie" (German): with it they ask for a
 /// number ("how long", "wie oft") and name nothing the answer must contain.
-pub(crate) const HOW_QUANTITY: &[&str] = &[
+const HOW_QUANTITY: &[&str] = &[
     "big", "far", "fast", "heavy", "high", "large", "long", "lange", "many", "much", "oft",
     "often", "old", "small", "soon", "teuer", "viel", "viele", "wide",
 ];

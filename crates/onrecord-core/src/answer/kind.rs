@@ -2,7 +2,7 @@
 //! definition for "what is", an instruction for "how do I", a number for "how much", a reason
 //! for "why". The quote picker prefers such sentences among those that carry the question.
 
-use crate::text::{HOW_QUANTITY, tokens};
+use crate::text::{asks_how_much, tokens};
 
 /// The kind of answer a question asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -77,7 +77,7 @@ pub fn ask_kind(question: &str) -> AskKind {
     match first {
         "why" | "warum" | "wieso" | "weshalb" => AskKind::Reason,
         "how" if second == "come" => AskKind::Reason,
-        "how" | "wie" if HOW_QUANTITY.contains(&second) => AskKind::Quantity,
+        "how" | "wie" if asks_how_much(first, second) => AskKind::Quantity,
         "how" | "wie" => AskKind::HowTo,
         "when" | "wann" | "since" | "seit" => AskKind::Quantity,
         "which" | "what" | "welche" | "welcher" | "welches" | "was"
