@@ -144,4 +144,10 @@ if [ ! -f "$black/docs/index.md" ]; then
   tar xzf "$tarball" -C target/corpora
 fi
 
+# 8. A real non-Rust generator's site for the end-to-end test (tests/e2e/generator.test.mjs):
+#    Sphinx 9 + MyST from PyPI (pinned, in a venv under target/sites) over the Black docs above,
+#    into target/sites/black. Rebuilt only when its sources or pins change (~40 s cold).
+python3 -c 'import ensurepip' 2>/dev/null || apt_install python3-venv
+scripts/sites.sh sphinx
+
 say "ready (wasm route: $route)"

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Builds real generators' HTML from corpora the project reads as markdown, so the HTML reader is
-# tested (and evaluated) on what generators actually serve. Opt-in: scripts/setup.sh does not
-# run it; the HTML site tests and the markdown-vs-HTML eval need it.
+# tested (and evaluated) on what generators actually serve.
+#
+#   scripts/sites.sh          all three sites, then the HTML reader's site test (opt-in: compiling
+#                             mdBook takes minutes; the markdown-vs-HTML eval needs it)
+#   scripts/sites.sh sphinx   only the Sphinx site: scripts/setup.sh runs this, for the e2e test
+#                             of a generator's site in Chromium (tests/e2e/generator.test.mjs)
 #
 #   target/sites/rust-reference/    mdBook over ../shared/corpora/rust-reference
 #   target/sites/rustc-dev-guide/   mdBook over ../shared/corpora/rustc-dev-guide
@@ -22,6 +26,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+only=${1:-all}
+case $only in
+  all | sphinx) ;;
+  *) echo "usage: scripts/sites.sh [sphinx]" >&2; exit 2 ;;
+esac
 export PATH="$HOME/.cargo/bin:$PATH"
 
 MDBOOK_VERSION=0.5.4
@@ -46,11 +55,6 @@ fresh() { # out key
 
 # 1. mdBook.
 mdbook=$tools/bin/mdbook
-if ! "$mdbook" --version 2>/dev/null | grep -q "v$MDBOOK_VERSION\$"; then
-  say "installing mdbook $MDBOOK_VERSION from crates.io into $tools"
-  cargo install --quiet --locked --no-default-features mdbook --version "=$MDBOOK_VERSION" --root "$tools"
-fi
-
 mdbook_site() { # name title
   local name=$1 title=$2 src
   src=$(cd "$shared/$name" && pwd)
@@ -79,8 +83,14 @@ create-missing = false"
   echo "$key" > "$out/.onrecord-stamp"
 }
 
-mdbook_site rust-reference "The Rust Reference"
-mdbook_site rustc-dev-guide "Rust Compiler Development Guide"
+if [ "$only" = all ]; then
+  if ! "$mdbook" --version 2>/dev/null | grep -q "v$MDBOOK_VERSION\$"; then
+    say "installing mdbook $MDBOOK_VERSION from crates.io into $tools"
+    cargo install --quiet --locked --no-default-features mdbook --version "=$MDBOOK_VERSION" --root "$tools"
+  fi
+  mdbook_site rust-reference "The Rust Reference"
+  mdbook_site rustc-dev-guide "Rust Compiler Development Guide"
+fi
 
 # 2. Sphinx over the Black docs.
 [ -d "$black/docs" ] || { say "$black/docs is missing: run scripts/setup.sh first" >&2; exit 1; }
@@ -107,6 +117,7 @@ else
     -d "$sites/build/black/doctrees" "$sites/build/black/docs" "$out"
   echo "$key" > "$out/.onrecord-stamp"
 fi
+[ "$only" = sphinx ] && { say "ready: $sites/black"; exit 0; }
 say "ready: $sites/rust-reference $sites/rustc-dev-guide $sites/black"
 
 # The HTML reader over what the generators built.

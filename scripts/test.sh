@@ -44,5 +44,5 @@ scripts/cli-install.sh
 step "type check of the widget against the engine's generated TypeScript (tsc --checkJs)"
 tests/e2e/node_modules/.bin/tsc -p www/tsconfig.json
 
-step "end-to-end in headless Chromium (demo page, deployed site, proxy, the npm package in a scratch project)"
+step "end-to-end in headless Chromium (demo page, deployed site, a Sphinx site via the CLI, proxy, the npm package in a scratch project)"
 (cd tests/e2e && node --test)
