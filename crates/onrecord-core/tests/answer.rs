@@ -235,6 +235,30 @@ fn a_sentence_that_refers_back_is_quoted_with_the_one_before() {
 }
 
 #[test]
+fn the_letter_after_an_apostrophe_is_not_marked_alone() {
+    let index = index_of_pages(&[page(
+        "style.md",
+        "Style",
+        "Line length",
+        "Lines may be up to 88 characters long, Black’s default. The limit can be changed.",
+    )]);
+    let answer = ask(
+        &index,
+        None,
+        "What is Black's default line length?",
+        &AnswerConfig::DEFAULT,
+    );
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    let q = &answer.quotes[0];
+    let marked: Vec<&str> = q
+        .highlights
+        .iter()
+        .map(|&(s, e)| &q.text[s as usize..e as usize])
+        .collect();
+    assert_eq!(marked, ["Lines", "Black", "default"]);
+}
+
+#[test]
 fn a_single_supported_quote_carries_the_label_and_lists_other_sections() {
     let index = index_of_pages(&[
         page(

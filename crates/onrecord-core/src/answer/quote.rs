@@ -63,12 +63,17 @@ impl Wanted {
         found
     }
 
-    /// Byte ranges of the words in `text` that are the question's terms.
+    /// Byte ranges of the words in `text` that are the question's terms. The letter after an
+    /// apostrophe ("Black’s", "don't") still counts as a term, but marking it alone reads as noise.
     pub(crate) fn highlights(&self, text: &str) -> Vec<(u32, u32)> {
         tokens(text)
-            .filter(|(_, w)| {
+            .filter(|(r, w)| {
+                let clitic = w.len() == 1
+                    && text
+                        .get(..r.start)
+                        .is_some_and(|before| before.ends_with(['\'', '’']));
                 let stem = self.analyzer.term(w);
-                self.stems.iter().any(|s| *s == stem)
+                !clitic && self.stems.iter().any(|s| *s == stem)
             })
             .map(|(r, _)| (r.start as u32, r.end as u32))
             .collect()
