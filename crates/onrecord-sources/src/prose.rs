@@ -35,6 +35,9 @@ fn clean_lines(lines: &mut [String], liquid: bool, out: &mut Vec<String>) {
     let mut fence: Option<(char, usize)> = None;
     let mut skip_until: Option<&'static str> = None;
     let mut open_tag = false;
+    // Whether the line before was markup: text indented inside an element (`<li markdown="1">`
+    // in kramdown, any element in MDX) is markdown there, not an indented code block.
+    let mut after_markup = false;
     let mut i = 0;
     while i < lines.len() {
         let line = std::mem::take(&mut lines[i]);
@@ -132,6 +135,7 @@ fn clean_lines(lines: &mut [String], liquid: bool, out: &mut Vec<String>) {
             continue;
         }
         if starts_with_tag(trimmed) {
+            after_markup = true;
             if !trimmed.contains('>') {
                 open_tag = true;
                 out.push(String::new());
@@ -140,6 +144,10 @@ fn clean_lines(lines: &mut [String], liquid: bool, out: &mut Vec<String>) {
             // A line of markup: keep only its text, as a paragraph of its own.
             let text = strip_tags(trimmed);
             out.push(text.split_whitespace().collect::<Vec<_>>().join(" "));
+            continue;
+        }
+        if std::mem::take(&mut after_markup) && line.len() - trimmed.len() >= 4 {
+            out.push(trimmed.to_owned());
             continue;
         }
         out.push(line);
@@ -492,6 +500,15 @@ mod tests {
         assert_eq!(
             lines,
             ["", "Type Value", "", "", "", "", "", "", "", "", "", "text"]
+        );
+    }
+
+    #[test]
+    fn text_indented_inside_an_element_is_markdown_not_code() {
+        let src = "<ul>\n  <li markdown=\"1\">\n    The value of [req.ip](/api/#ip) is\n    the address.\n  </li>\n</ul>\n\n    let code = 1;";
+        assert_eq!(
+            clean(src, true),
+            "\n\nThe value of [req.ip](/api/#ip) is\n    the address.\n\n\n\n    let code = 1;"
         );
     }
 

@@ -8,29 +8,29 @@ use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -2.5328176,
+    bias: -2.5279188,
     weights: [
-        1.0614382,   // coverage
-        0.447584,    // key_coverage
-        0.40872836,  // in_quote
-        0.025360769, // key_support
-        1.3600229,   // meaning
-        -3.2875872,  // salient_missing
-        -0.9319625,  // compound_missing
-        -0.7360088,  // asks_quantity
-        0.2542287,   // quantity_shown
-        1.4073406,   // bigram_share
+        1.0532234,   // coverage
+        0.44600394,  // key_coverage
+        0.40369666,  // in_quote
+        0.029264033, // key_support
+        1.3693798,   // meaning
+        -3.247855,   // salient_missing
+        -0.9353624,  // compound_missing
+        -0.7385736,  // asks_quantity
+        0.2529512,   // quantity_shown
+        1.4110007,   // bigram_share
     ],
     threshold: 0.48,
     high: 2.0,
     medium: 0.48,
     reference: [
-        0.751773,     // coverage
-        0.8598545,    // key_coverage
-        0.65200996,   // in_quote
-        0.8075807,    // key_support
+        0.75177354,   // coverage
+        0.8598552,    // key_coverage
+        0.6520187,    // in_quote
+        0.80758125,   // key_support
         0.48488483,   // meaning
-        0.021255668,  // salient_missing
+        0.021255853,  // salient_missing
         0.0121951215, // compound_missing
         0.25609756,   // asks_quantity
         0.15853658,   // quantity_shown
@@ -40,29 +40,29 @@ pub(crate) const HYBRID: DeclineModel = DeclineModel {
 
 /// Fit without vectors (lexical answers, before the query model arrives).
 pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -2.2217782,
+    bias: -2.2148066,
     weights: [
-        0.8056558,   // coverage
-        0.8056558,   // key_coverage
-        0.26197588,  // in_quote
-        0.61023384,  // key_support
+        0.8032612,   // coverage
+        0.8032612,   // key_coverage
+        0.26113415,  // in_quote
+        0.60681987,  // key_support
         0.0,         // meaning
-        -2.8625958,  // salient_missing
-        -0.9846105,  // compound_missing
-        -0.58626086, // asks_quantity
-        0.44352236,  // quantity_shown
-        1.5560014,   // bigram_share
+        -2.8562186,  // salient_missing
+        -0.9864496,  // compound_missing
+        -0.58847356, // asks_quantity
+        0.4423743,   // quantity_shown
+        1.5636941,   // bigram_share
     ],
     threshold: 0.53499997,
     high: 0.77,
     medium: 0.53499997,
     reference: [
-        0.75959253,  // coverage
-        0.75959253,  // key_coverage
-        0.6640098,   // in_quote
-        0.72752005,  // key_support
+        0.7595932,   // coverage
+        0.7595932,   // key_coverage
+        0.66401887,  // in_quote
+        0.7275261,   // key_support
         0.0,         // meaning
-        0.088759,    // salient_missing
+        0.08875747,  // salient_missing
         0.012658228, // compound_missing
         0.278481,    // asks_quantity
         0.17721519,  // quantity_shown
