@@ -17,11 +17,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bm25::Bm25Params;
 use crate::collection::Collection;
 use crate::page::PageKind;
 use crate::text::Lang;
-use crate::vector::VectorIndex;
 
 /// The first eight bytes of every index file.
 pub const MAGIC: [u8; 8] = *b"ONRINDEX";
@@ -92,6 +90,52 @@ impl IndexSettings {
         stemming: true,
         fragment_chars: 800,
     };
+}
+
+/// BM25 parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bm25Params {
+    /// Term-frequency saturation.
+    pub k1: f32,
+    /// Length normalisation.
+    pub b: f32,
+}
+
+impl Bm25Params {
+    /// The textbook defaults (k1 1.2, b 0.75).
+    pub const DEFAULT: Bm25Params = Bm25Params { k1: 1.2, b: 0.75 };
+}
+
+/// Fragment vectors: one int8 row (with its scale) per fragment, for the model with `model_checksum`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorIndex {
+    /// Checksum of the query model whose space these vectors are in.
+    pub model_checksum: u32,
+    /// Dimensions per vector.
+    pub dims: u32,
+    /// One scale per fragment.
+    pub scales: Vec<f32>,
+    /// `fragments × dims` int8 values, row by row.
+    pub data: Vec<i8>,
+}
+
+impl VectorIndex {
+    /// Checks that the vectors cover exactly `n_fragments` fragments.
+    fn validate(&self, n_fragments: usize) -> Result<(), DecodeError> {
+        let dims = self.dims as usize;
+        if dims == 0
+            || self.scales.len() != n_fragments
+            || Some(self.data.len()) != n_fragments.checked_mul(dims)
+        {
+            return Err(DecodeError::Invalid(
+                "vector count does not match the fragments",
+            ));
+        }
+        if self.scales.iter().any(|s| !s.is_finite()) {
+            return Err(DecodeError::Invalid("a vector scale is not finite"));
+        }
+        Ok(())
+    }
 }
 
 /// One public page.
