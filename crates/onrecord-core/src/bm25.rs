@@ -199,6 +199,7 @@ impl IndexBuilder {
         let n_frags = self.fragments.len().max(1) as f64;
         Index {
             corpus_hash: [0; 32],
+            sharding: None,
             default_lang: self.default_lang,
             settings: self.settings,
             vectors: None,

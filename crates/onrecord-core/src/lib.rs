@@ -51,6 +51,7 @@ mod plain;
 mod question;
 mod retrieve;
 mod sentence;
+mod shard;
 mod source;
 mod store;
 mod text;
@@ -69,7 +70,7 @@ pub use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, chunk,
 pub use crate::collection::{Collection, asks_about_decisions};
 pub use crate::format::{
     Bm25Params, DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index,
-    IndexSettings, MAGIC, RoutingHint, TermPostings, VectorIndex,
+    IndexSettings, MAGIC, RoutingHint, Sharding, TermPostings, VectorIndex,
 };
 pub use crate::page::{PageKind, asks_about_changes, page_kind};
 pub use crate::plain::{MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents};
@@ -78,6 +79,10 @@ pub use crate::retrieve::{
     Fusion, Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_fused, retrieve_with,
 };
 pub use crate::sentence::sentences;
+pub use crate::shard::{
+    MANIFEST_MAGIC, Manifest, SHARD_MAGIC, ShardError, ShardErrorKind, ShardSizes, ShardedFiles,
+    ShardedIndex,
+};
 pub use crate::source::{
     Block, BlockKind, LightReader, Page, Read, ReadError, Reader, SourceDoc, SourceSection,
 };

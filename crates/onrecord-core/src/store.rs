@@ -1,21 +1,28 @@
 //! The storage seam: everything BM25, vector scoring and the answer's gates read about the corpus
 //! goes through these methods, never through the index's vectors directly.
 //!
-//! They answer from the index held in memory. An index split into shards (issue 11) answers the
-//! same questions from its manifest (statistics, term dictionary) and the shards a question
-//! fetched; keeping every read here is what lets scoring stay unchanged when the storage does.
+//! They answer from the index held in memory, whole or, for a sharded index, the part fetched
+//! so far ([`Sharding`]): the manifest's statistics and pages, and the postings and fragment
+//! shards given to it. A read a sharded index cannot answer notes the shard that holds the
+//! answer ([`crate::ShardedIndex::needed`]), so the caller fetches it and asks again; when a
+//! question's reads miss nothing, every read returned what the whole index would have, and the
+//! answer is the same.
 //! The seam is one concrete type rather than a trait: the answer path is most of the wasm
 //! module, and a trait would compile it once per store.
 
 use crate::collection::Collection;
-use crate::format::{Doc, Fragment, Index, RoutingHint, TermPostings};
+use crate::format::{Doc, Fragment, Index, RoutingHint, Sharding, TermPostings};
 use crate::text::Lang;
+use std::sync::atomic::Ordering;
 
 impl Index {
     /// Number of fragments in the corpus: BM25's document count, and the range of fragment ids.
     pub fn fragment_count(&self) -> u32 {
-        // `Index::from_bytes` refuses more fragments than a u32 counts.
-        self.fragments.len() as u32
+        // `Index::from_bytes` and `ShardedIndex` refuse more fragments than a u32 counts.
+        match &self.sharding {
+            Some(s) => s.lengths.len() as u32,
+            None => self.fragments.len() as u32,
+        }
     }
 
     /// Mean number of indexed terms per fragment (BM25's average document length).
@@ -38,7 +45,11 @@ impl Index {
 
     /// The id of a stemmed term, when the corpus has it.
     pub fn term_id(&self, term: &str) -> Option<usize> {
-        find(&self.terms, term)
+        let found = find(&self.terms, term);
+        if let (None, Some(s)) = (found, &self.sharding) {
+            s.want_term(term);
+        }
+        found
     }
 
     /// A term's postings, `(fragment, term frequency)` sorted by fragment; empty for an unknown id.
@@ -68,12 +79,30 @@ impl Index {
 
     /// A fragment: its text, headings, sentence offsets and page.
     pub fn fragment(&self, id: u32) -> Option<&Fragment> {
-        self.fragments.get(id as usize)
+        match &self.sharding {
+            None => self.fragments.get(id as usize),
+            Some(s) => self.fetched_fragment(s, id),
+        }
+    }
+
+    // Not inlined: the whole index's path stays one bounds check at each of the many callers.
+    #[inline(never)]
+    fn fetched_fragment(&self, s: &Sharding, id: u32) -> Option<&Fragment> {
+        match s.fragment_ids.binary_search(&id) {
+            Ok(at) => self.fragments.get(at),
+            Err(_) => {
+                s.want_fragment(id);
+                None
+            }
+        }
     }
 
     /// A fragment's number of indexed terms (its BM25 length).
     pub fn fragment_length(&self, id: u32) -> Option<u32> {
-        self.fragment(id).map(|f| f.n_terms)
+        match &self.sharding {
+            Some(s) => s.lengths.get(id as usize).copied(),
+            None => self.fragments.get(id as usize).map(|f| f.n_terms),
+        }
     }
 
     /// A page.
@@ -124,6 +153,39 @@ impl Index {
         let start = (frag as usize).checked_mul(dims)?;
         let row = vectors.data.get(start..start.checked_add(dims)?)?;
         Some((row, *vectors.scales.get(frag as usize)?))
+    }
+}
+
+impl Sharding {
+    /// Notes the postings shard of a term the fetched shards do not have, unless it is in.
+    #[inline(never)]
+    fn want_term(&self, term: &str) {
+        // Before the first shard's first term no shard can hold it.
+        if let Some(slot) = self
+            .postings_first
+            .partition_point(|first| first.as_str() <= term)
+            .checked_sub(1)
+        {
+            self.want(slot);
+        }
+    }
+
+    /// Notes the text shard of a fragment not fetched yet.
+    #[inline(never)]
+    fn want_fragment(&self, id: u32) {
+        if (id as usize) < self.lengths.len()
+            && let Some(slot) = self.text_first.partition_point(|&f| f <= id).checked_sub(1)
+        {
+            self.want(self.postings_first.len() + slot);
+        }
+    }
+
+    fn want(&self, slot: usize) {
+        if self.loaded.get(slot) == Some(&false)
+            && let Some(missed) = self.missed.get(slot)
+        {
+            missed.store(true, Ordering::Relaxed);
+        }
     }
 }
 
