@@ -105,6 +105,9 @@ pub struct Sharding {
     pub(crate) lengths: Vec<u32>,
     /// The ids of [`Index::fragments`] (the fetched ones), ascending.
     pub(crate) fragment_ids: Vec<u32>,
+    /// Each page's first fragment (pages hold consecutive fragments, in page order), so
+    /// ranking knows a candidate's page before its text is fetched.
+    pub(crate) page_starts: Vec<u32>,
     /// Each postings shard's first term, ascending.
     pub(crate) postings_first: Vec<String>,
     /// Each text shard's first fragment, ascending.
@@ -121,6 +124,7 @@ impl Clone for Sharding {
         Sharding {
             lengths: self.lengths.clone(),
             fragment_ids: self.fragment_ids.clone(),
+            page_starts: self.page_starts.clone(),
             postings_first: self.postings_first.clone(),
             text_first: self.text_first.clone(),
             loaded: self.loaded.clone(),
@@ -138,6 +142,7 @@ impl PartialEq for Sharding {
     fn eq(&self, other: &Sharding) -> bool {
         self.lengths == other.lengths
             && self.fragment_ids == other.fragment_ids
+            && self.page_starts == other.page_starts
             && self.postings_first == other.postings_first
             && self.text_first == other.text_first
             && self.loaded == other.loaded

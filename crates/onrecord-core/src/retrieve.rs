@@ -255,7 +255,7 @@ fn cap_per_page(index: &Index, ranked: Vec<Hit>, k: usize) -> Vec<Hit> {
     // The page of each hit in `head` (the lists are short: counting is a scan).
     let mut head_docs: Vec<u32> = Vec::new();
     for hit in ranked {
-        let doc = index.fragment(hit.fragment).map_or(u32::MAX, |f| f.doc);
+        let doc = index.page_of(hit.fragment).unwrap_or(u32::MAX);
         let count = head_docs.iter().filter(|&&d| d == doc).count();
         if head.len() < CAP_WINDOW && count >= PER_PAGE {
             deferred.push(hit);

@@ -304,7 +304,14 @@ impl ShardedIndex {
             .map(|p| p.1)
             .chain(m.texts.iter().map(|t| t.1))
             .collect();
+        let mut page_starts = Vec::with_capacity(m.docs.len());
+        let mut start = 0u32;
+        for d in &m.docs {
+            page_starts.push(start);
+            start = start.saturating_add(d.n_fragments);
+        }
         let sharding = Sharding {
+            page_starts,
             loaded: vec![false; m.postings.len() + m.texts.len()],
             missed: (0..m.postings.len() + m.texts.len())
                 .map(|_| AtomicBool::new(false))
@@ -465,6 +472,11 @@ impl ShardedIndex {
                     if sharding.lengths.get(id) != Some(&f.n_terms) {
                         return Err(error(ShardErrorKind::Invalid(
                             "a fragment's length differs from the manifest's",
+                        )));
+                    }
+                    if sharding.page_of(id as u32) != Some(f.doc) {
+                        return Err(error(ShardErrorKind::Invalid(
+                            "a fragment's page differs from the manifest's",
                         )));
                     }
                 }

@@ -97,6 +97,15 @@ impl Index {
         }
     }
 
+    /// The page a fragment is on, without its text (a sharded index knows it from the
+    /// manifest).
+    pub fn page_of(&self, id: u32) -> Option<u32> {
+        match &self.sharding {
+            None => self.fragments.get(id as usize).map(|f| f.doc),
+            Some(s) => s.page_of(id),
+        }
+    }
+
     /// A fragment's number of indexed terms (its BM25 length).
     pub fn fragment_length(&self, id: u32) -> Option<u32> {
         match &self.sharding {
@@ -157,6 +166,16 @@ impl Index {
 }
 
 impl Sharding {
+    /// The page holding fragment `id`: the last page starting at or before it (pages without
+    /// fragments start where the next one does).
+    pub(crate) fn page_of(&self, id: u32) -> Option<u32> {
+        if id as usize >= self.lengths.len() {
+            return None;
+        }
+        let after = self.page_starts.partition_point(|&start| start <= id);
+        after.checked_sub(1).map(|p| p as u32)
+    }
+
     /// Notes the postings shard of a term the fetched shards do not have, unless it is in.
     #[inline(never)]
     fn want_term(&self, term: &str) {

@@ -104,8 +104,8 @@ impl Scope {
     /// Whether fragment `frag` lies on one of the pages.
     pub fn contains(&self, index: &Index, frag: u32) -> bool {
         index
-            .fragment(frag)
-            .is_some_and(|f| self.docs.binary_search(&f.doc).is_ok())
+            .page_of(frag)
+            .is_some_and(|d| self.docs.binary_search(&d).is_ok())
     }
 }
 
@@ -260,9 +260,7 @@ fn read(index: &Index, question: &str, context: Option<&TurnContext>) -> Turn {
 /// of what was quoted is written.
 fn explanation_scope(index: &Index, fragments: &[u32]) -> Scope {
     let decisions = (0..index.doc_count()).filter(|&d| is_decision(index, d));
-    let quoted = fragments
-        .iter()
-        .filter_map(|&f| index.fragment(f).map(|f| f.doc));
+    let quoted = fragments.iter().filter_map(|&f| index.page_of(f));
     // Kept sorted as it grows (no sort routine in the wasm module for this).
     let mut docs: Vec<u32> = Vec::new();
     for d in quoted.chain(decisions) {
