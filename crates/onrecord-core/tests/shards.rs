@@ -8,7 +8,7 @@ use onrecord_core::{
 };
 use proptest::prelude::*;
 
-/// Six pages, two of them in German, so tiny shards make several of each kind.
+/// Seven pages, two of them in German and one empty, so tiny shards make several of each kind.
 fn fixture() -> Index {
     let page = |path: &str, title: &str, lang, sections: &[(&str, &str)]| SourceDoc {
         path: format!("{path}.md"),
@@ -42,6 +42,8 @@ fn fixture() -> Index {
                 ),
             ],
         ),
+        // A page without fragments: pages start where the next one does.
+        page("empty", "Empty", Lang::English, &[]),
         page(
             "delivery",
             "Delivery",
@@ -99,6 +101,7 @@ fn fixture() -> Index {
         builder.add(doc, &chunk(doc, 800));
     }
     let mut index = builder.finish();
+    assert_eq!(index.docs[1].n_fragments, 0);
     let mut vectors = VectorIndex::new(0xfeed_beef, 4);
     for i in 0..index.fragments.len() {
         vectors.push(&[1.0, i as f32, -0.5, 0.25]);
