@@ -54,11 +54,14 @@ pub struct ShardSizes {
 }
 
 impl ShardSizes {
-    /// What `build-index` uses unless told otherwise. Not tuned yet: about the size of the
-    /// wasm module for the manifest threshold, and shards a few round trips' worth.
+    /// What `build-index` uses unless told otherwise. Shards of 16 KB: on the shared corpora
+    /// (lexical) a question fetches a median of 12–14 shards and 290–310 KB of rust-reference
+    /// and rustc-dev-guide, against 9–11 and 520–580 KB with 32/64 KB shards and 13–14 and
+    /// 190–215 KB with 8 KB (`build-index --example shard_fetch`); not tuned further, and
+    /// uncompressed. The threshold keeps sites up to a few hundred pages one fetch.
     pub const STANDARD: ShardSizes = ShardSizes {
-        postings: 32 * 1024,
-        text: 64 * 1024,
+        postings: 16 * 1024,
+        text: 16 * 1024,
         threshold: 512 * 1024,
     };
 }
