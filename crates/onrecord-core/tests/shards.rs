@@ -3,8 +3,9 @@
 
 use onrecord_core::{
     AnswerConfig, Block, DecodeError, FORMAT_VERSION, HEADER_LEN, Index, IndexBuilder,
-    IndexSettings, Lang, MANIFEST_MAGIC, SHARD_MAGIC, ShardErrorKind, ShardSizes, ShardedFiles,
-    ShardedIndex, SourceDoc, SourceSection, VectorIndex, ask, chunk,
+    IndexSettings, Lang, MANIFEST_MAGIC, QueryModel, SHARD_MAGIC, ShardErrorKind, ShardSizes,
+    ShardedFiles, ShardedIndex, SourceDoc, SourceSection, VectorIndex, ask, chunk,
+    encode_query_model,
 };
 use proptest::prelude::*;
 
@@ -189,6 +190,66 @@ fn answers_on_demand_equal_the_whole_index() {
             )
             .unwrap();
         assert_eq!(again, answer);
+    }
+}
+
+/// With a query model, vector ranking and the meaning feature read the manifest's vectors:
+/// answers stay the whole index's.
+#[test]
+fn answers_with_vectors_on_demand_equal_the_whole_index() {
+    let words = [
+        "[UNK]",
+        "bike",
+        "return",
+        "refund",
+        "delivery",
+        "zone",
+        "warranty",
+        "battery",
+        "inspection",
+        "free",
+        "cost",
+        "days",
+    ];
+    let vocab: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+    let rows: Vec<(u32, Vec<f32>)> = (1..words.len() as u32)
+        .map(|i| {
+            let x = i as f32;
+            (i, vec![x.sin(), x.cos(), (x * 0.7).sin(), 1.0 / x])
+        })
+        .collect();
+    let model = QueryModel::from_bytes(&encode_query_model(&vocab, 4, &rows)).unwrap();
+    let mut whole = fixture();
+    let mut vectors = VectorIndex::new(model.checksum(), 4);
+    for f in &whole.fragments {
+        vectors.push(
+            &model
+                .embed(&f.text)
+                .unwrap_or_else(|| vec![0.5, -0.5, 0.5, -0.5]),
+        );
+    }
+    whole.vectors = Some(vectors);
+    let files = whole.to_shards(HASH, TINY).unwrap();
+    let config = AnswerConfig::DEFAULT;
+    // The model changes some answer (its vectors are read), or this test would prove nothing.
+    assert!(
+        QUESTIONS
+            .iter()
+            .any(|q| { ask(&whole, Some(&model), q, &config) != ask(&whole, None, q, &config) })
+    );
+    for question in QUESTIONS {
+        let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+        let answer = sharded
+            .complete(
+                |index| ask(index, Some(&model), question, &config),
+                |name| Some(shard(&files, name).to_vec()),
+            )
+            .unwrap();
+        assert_eq!(
+            answer,
+            ask(&whole, Some(&model), question, &config),
+            "{question}"
+        );
     }
 }
 
