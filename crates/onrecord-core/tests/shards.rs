@@ -9,6 +9,8 @@ use onrecord_core::{
 };
 use proptest::prelude::*;
 
+mod support;
+
 /// Seven pages, two of them in German and one empty, so tiny shards make several of each kind.
 fn fixture() -> Index {
     let page = |path: &str, title: &str, lang, sections: &[(&str, &str)]| SourceDoc {
@@ -444,20 +446,6 @@ fn shards_of_another_build_or_place_are_refused_by_name() {
     assert!(err.to_string().contains("p-00000000.onr"), "{err}");
 }
 
-/// `payload` behind a valid header of this version and corpus hash.
-fn frame(magic: &[u8; 8], payload: &[u8]) -> Vec<u8> {
-    let mut out = magic.to_vec();
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&HASH);
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(&out);
-    crc.update(payload);
-    out.extend_from_slice(&crc.finalize().to_le_bytes());
-    out.extend_from_slice(payload);
-    out
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
     /// Arbitrary bytes never panic as a manifest or a shard, bare or as the payload behind a
@@ -467,7 +455,7 @@ proptest! {
         let files = files();
         let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
         for magic in [MANIFEST_MAGIC, SHARD_MAGIC] {
-            let framed = frame(&magic, &bytes);
+            let framed = support::frame::framed(&magic, HASH, &bytes);
             let _ = ShardedIndex::from_manifest(&bytes);
             let _ = ShardedIndex::from_manifest(&framed);
             for (name, _) in &files.shards {
