@@ -11,7 +11,8 @@
 //! | text shard | `ONRSHARD` | the fragments of a run of whole pages (`first..next first`) |
 //!
 //! A shard's file name is `p-` or `t-` and its CRC-32 in hex: named by content, so a host may
-//! cache it forever, and a shard from another build, or a changed one, has another name. The
+//! cache it forever, and a shard from another build, or a changed one, has another name (the
+//! rare CRC collision is still refused: the header's corpus hash names the build). The
 //! manifest lists each shard's first term or fragment and its checksum; [`ShardedIndex`] takes
 //! a shard only when its header's corpus hash and checksum are the ones the manifest lists.
 //! Fragment ids are the whole index's, so citations, quote checks and the proxy's ids keep
@@ -55,10 +56,10 @@ pub struct ShardSizes {
 
 impl ShardSizes {
     /// What `build-index` uses unless told otherwise. Shards of 16 KB: on the shared corpora
-    /// (lexical) a question fetches a median of 12–14 shards and 290–310 KB of rust-reference
-    /// and rustc-dev-guide, against 9–11 and 520–580 KB with 32/64 KB shards and 13–14 and
-    /// 190–215 KB with 8 KB (`build-index --example shard_fetch`); not tuned further, and
-    /// uncompressed. The threshold keeps sites up to a few hundred pages one fetch.
+    /// (lexical) a question fetches a median of 12–14 shards and 286–312 KB of rust-reference
+    /// and rustc-dev-guide, against 9–11 and 518–578 KB with 32/64 KB shards and 13–14 and
+    /// 193–215 KB with 8 KB (`build-index --example shard_fetch`); not tuned further, and
+    /// uncompressed. Below the threshold the demo (110 KB with vectors) stays one file.
     pub const STANDARD: ShardSizes = ShardSizes {
         postings: 16 * 1024,
         text: 16 * 1024,
