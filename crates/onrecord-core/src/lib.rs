@@ -80,8 +80,8 @@ pub use crate::retrieve::{
 };
 pub use crate::sentence::sentences;
 pub use crate::shard::{
-    MANIFEST_MAGIC, Manifest, SHARD_MAGIC, ShardError, ShardErrorKind, ShardSizes, ShardedFiles,
-    ShardedIndex,
+    MANIFEST_MAGIC, Manifest, ManifestError, SHARD_MAGIC, ShardError, ShardErrorKind, ShardSizes,
+    ShardedFiles, ShardedIndex,
 };
 pub use crate::source::{
     Block, BlockKind, LightReader, Page, Read, ReadError, Reader, SourceDoc, SourceSection,

@@ -262,6 +262,27 @@ impl fmt::Display for ShardError {
 
 impl std::error::Error for ShardError {}
 
+/// Why manifest bytes could not be read: the same kinds of failure as an index's
+/// ([`DecodeError`]), with messages that name the manifest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManifestError(DecodeError);
+
+impl ManifestError {
+    /// What went wrong.
+    pub fn kind(&self) -> &DecodeError {
+        &self.0
+    }
+}
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0
+            .describe(f, "index manifest", crate::format::HEADER_LEN)
+    }
+}
+
+impl std::error::Error for ManifestError {}
+
 /// A sharded index on the query side: the manifest, and the shards given so far.
 #[derive(Debug, Clone)]
 pub struct ShardedIndex {
@@ -274,7 +295,11 @@ pub struct ShardedIndex {
 
 impl ShardedIndex {
     /// Reads a manifest, checking it as [`Index::from_bytes`] checks an index. Never panics.
-    pub fn from_manifest(bytes: &[u8]) -> Result<ShardedIndex, DecodeError> {
+    pub fn from_manifest(bytes: &[u8]) -> Result<ShardedIndex, ManifestError> {
+        ShardedIndex::decode(bytes).map_err(ManifestError)
+    }
+
+    fn decode(bytes: &[u8]) -> Result<ShardedIndex, DecodeError> {
         let (m, corpus_hash, _): (Manifest, _, _) = unframe(bytes, &MANIFEST_MAGIC)?;
         let n_frags = m.fragment_lengths.len();
         let n_pages: u64 = m.docs.iter().map(|d| u64::from(d.n_fragments)).sum();

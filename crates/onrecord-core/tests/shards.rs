@@ -349,9 +349,11 @@ fn a_manifest_is_not_an_index_nor_the_reverse() {
         DecodeError::BadMagic
     );
     let index = fixture().to_bytes(HASH).unwrap();
+    let err = ShardedIndex::from_manifest(&index).unwrap_err();
+    assert_eq!(err.kind(), &DecodeError::BadMagic);
     assert_eq!(
-        ShardedIndex::from_manifest(&index).unwrap_err(),
-        DecodeError::BadMagic
+        err.to_string(),
+        "not an onrecord index manifest (bad magic bytes)"
     );
 }
 
