@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use onrecord_core::{
     Bm25Params, Index, IndexBuilder, IndexSettings, Lang, Page, PageKind, QueryModel, Read, Reader,
-    RoutingHint, SourceDoc, VectorIndex, chunk, page_kind,
+    RoutingHint, ShardSizes, SourceDoc, VectorIndex, chunk, page_kind,
 };
 use onrecord_sources::{
     HtmlReader, MarkdownReader, frontmatter, has_body_marker, is_html, is_markdown,
@@ -473,6 +473,50 @@ pub fn embedding_texts(index: &Index) -> Vec<String> {
 /// write never leaves a half-finished index under the final name.
 pub fn write_index(out_dir: &Path, bytes: &[u8]) -> Result<PathBuf> {
     write_atomically(out_dir, "index.onr", bytes)
+}
+
+/// How the index is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// One file below `ShardSizes::threshold`, a manifest and shards above it.
+    Auto,
+    /// One file, `index.onr`, whatever its size.
+    Single,
+    /// A manifest and shards, whatever the size.
+    Sharded,
+}
+
+/// Writes a built index into `out_dir`: `index.onr`, or (sharded) `manifest.onr` and its shards
+/// beside it. Returns the paths written, the index or manifest first. A small site stays one
+/// file (`Layout::Auto` below `sizes.threshold`), so its first answer is one fetch.
+pub fn write_layout(
+    out_dir: &Path,
+    built: &Build,
+    layout: Layout,
+    sizes: ShardSizes,
+) -> Result<Vec<PathBuf>> {
+    let sharded = match layout {
+        Layout::Auto => built.bytes.len() >= sizes.threshold,
+        Layout::Single => false,
+        Layout::Sharded => true,
+    };
+    if !sharded {
+        return Ok(vec![write_index(out_dir, &built.bytes)?]);
+    }
+    let files = built
+        .index
+        .to_shards(built.index.corpus_hash, sizes)
+        .context("cannot encode the sharded index")?;
+    let mut written = Vec::with_capacity(files.shards.len() + 1);
+    // Shards first: a manifest on disk never names a shard that is not there yet.
+    for (name, bytes) in &files.shards {
+        written.push(write_atomically(out_dir, name, bytes)?);
+    }
+    written.insert(
+        0,
+        write_atomically(out_dir, "manifest.onr", &files.manifest)?,
+    );
+    Ok(written)
 }
 
 /// Writes `out_dir/name` through a temporary file and a rename.

@@ -6,9 +6,10 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use build_index::{
-    Adapt, EmbedOptions, Embedder, ModelFiles, Options, build_with, write_atomically, write_index,
+    Adapt, EmbedOptions, Embedder, Layout, ModelFiles, Options, build_with, write_atomically,
+    write_layout,
 };
-use onrecord_core::Lang;
+use onrecord_core::{Lang, ShardSizes};
 
 const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--site-name NAME] [--lang TAG] [--fragment-chars N]
 
@@ -26,7 +27,10 @@ with more .html pages than markdown pages is read as a built site) — and write
                         (with --teacher); the adapted copy is written next to the index
   --embed-cache DIR     folder of the embedding cache, so a rebuild embeds only fragments whose
                         text changed (default: target/embed-cache)
-  --no-embed-cache      keep embeddings in memory only";
+  --no-embed-cache      keep embeddings in memory only
+  --shards              write a manifest (manifest.onr) and shards a question fetches on demand
+                        instead of one index.onr (for the native tools and the eval: the widget
+                        does not load sharded indexes yet, so this is off by default)";
 
 fn main() -> ExitCode {
     match run() {
@@ -46,6 +50,9 @@ fn run() -> Result<()> {
     let mut teacher: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
     let mut embed = EmbedOptions::standard();
+    // One file until the widget's worker fetches shards; then `Layout::Auto` (one file below
+    // the size threshold, shards above it) becomes the default.
+    let mut layout = Layout::Single;
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
             args.next()
@@ -61,6 +68,7 @@ fn run() -> Result<()> {
             "--model-dir" => model_dir = Some(value("--model-dir")?.into()),
             "--embed-cache" => embed.cache_dir = Some(value("--embed-cache")?.into()),
             "--no-embed-cache" => embed.cache_dir = None,
+            "--shards" => layout = Layout::Sharded,
             "--adapt" => options.adapt = Some(Adapt::STANDARD),
             "--private-dir" => options.private_dir = value("--private-dir")?,
             "--site-name" => options.site_names.push(value("--site-name")?),
@@ -100,7 +108,7 @@ fn run() -> Result<()> {
     };
     let started = Instant::now();
     let built = build_with(&corpus, &options, embedder.as_ref())?;
-    let path = write_index(&out, &built.bytes)?;
+    let written = write_layout(&out, &built, layout, ShardSizes::STANDARD)?;
     if let Some(model) = &built.query_model {
         write_atomically(&out, "query-model.onq", model)?;
     }
@@ -113,9 +121,13 @@ fn run() -> Result<()> {
             .embedding
             .as_ref()
             .map_or(0.0, |e| e.total_secs);
+    let what = match written.as_slice() {
+        [index] => index.display().to_string(),
+        [manifest, shards @ ..] => format!("{} and {} shards", manifest.display(), shards.len()),
+        [] => String::new(),
+    };
     println!(
-        "wrote {} in {:.0} ms ({:.1} MB/s of input, embedding aside)",
-        path.display(),
+        "wrote {what} in {:.0} ms ({:.1} MB/s of input, embedding aside)",
         secs * 1000.0,
         built.report.input_bytes as f64 / 1e6 / without_embedding.max(1e-9)
     );

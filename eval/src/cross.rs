@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use build_index::{Build, Embedder, Options, build_with};
 use onrecord_core::{
-    AnswerConfig, AskKind, DeclineModel, FEATURE_NAMES, Fusion, N_FEATURES, QueryModel, assess,
-    retrieve_fused,
+    AnswerConfig, AskKind, DeclineModel, FEATURE_NAMES, Fusion, Index, N_FEATURES, QueryModel,
+    ShardSizes, ShardedIndex, assess, retrieve_fused,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -493,6 +493,25 @@ pub struct CrossResult {
     pub shipped_rs: String,
 }
 
+/// The index as a visitor's browser would hold it after fetching every shard: written as a
+/// manifest and shards (always sharded, standard shard sizes) and read back.
+fn through_shards(index: &Index) -> Result<Index> {
+    let sizes = ShardSizes {
+        threshold: 0,
+        ..ShardSizes::STANDARD
+    };
+    let files = index.to_shards(index.corpus_hash, sizes)?;
+    let mut sharded = ShardedIndex::from_manifest(&files.manifest)?;
+    for (name, bytes) in &files.shards {
+        sharded.add_shard(name, bytes)?;
+    }
+    eprintln!(
+        "cross: read back from a manifest and {} shards",
+        files.shards.len()
+    );
+    Ok(sharded.index().clone())
+}
+
 /// Runs the protocol over the registry's corpora, built with `options` and `embedder`; with
 /// `dump`, also writes every question's evidence (JSON lines, shipped knobs) there, for
 /// looking at the features by hand.
@@ -501,6 +520,7 @@ pub fn run(
     options: &Options,
     embedder: Option<&Embedder>,
     dump: Option<&Path>,
+    sharded: bool,
 ) -> Result<CrossResult> {
     let mut corpora = Vec::new();
     for entry in entries {
@@ -518,8 +538,12 @@ pub fn run(
                 problems[0]
             );
         }
-        let built = build_with(&entry.corpus, options, embedder)
+        let mut built = build_with(&entry.corpus, options, embedder)
             .with_context(|| format!("cannot build the {} corpus", entry.name))?;
+        if sharded {
+            built.index = through_shards(&built.index)
+                .with_context(|| format!("cannot shard the {} corpus", entry.name))?;
+        }
         eprintln!(
             "cross: {} built ({} fragments)",
             entry.name,

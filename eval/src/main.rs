@@ -35,7 +35,7 @@ const USAGE: &str =
             [--hint-floor X] [--followups FILE] [--adapt | --no-adapt] [--adapt-epochs N] [--adapt-lr X]
             [--adapt-pull X] [--adapt-temperature X] [--adapt-headings-only]
             [--adapt-site-negatives]
-       eval --cross REGISTRY [--json OUT] [--markdown OUT] [--write-shipped]
+       eval --cross REGISTRY [--json OUT] [--markdown OUT] [--write-shipped] [--sharded]
             [--lexical | --teacher DIR --model-dir DIR] [--adapt | --no-adapt] [--adapt-* ...]
   --check        only check the question file (ids, evidence phrases) and exit
   --followups FILE  also score follow-up pairs (eval/questions/followups-*.json) on the corpus
@@ -44,6 +44,9 @@ const USAGE: &str =
   --dump-rows FILE  with --cross: every question's evidence features, as JSON lines
   --write-shipped  with --cross: write what the fit on every dev half gives to
                  crates/onrecord-core/src/answer/shipped.rs (what the widget ships)
+  --sharded      with --cross: answer from each index written as a manifest and shards and
+                 read back (every shard taken), so every read goes through the sharded
+                 storage; the numbers must equal the whole index's
   --lexical      no vectors (the shipped build embeds fragments with the teacher in
                  target/models/all-minilm-l6-v2 and queries with build-index/model)
   --teacher DIR  with --model-dir: another teacher and query model, for experiments
@@ -90,6 +93,8 @@ pub struct Args {
     pub followups: Option<PathBuf>,
     /// With `cross`: choose the adaptation's knobs on the dev halves instead.
     pub adapt_sweep: bool,
+    /// With `cross`: read each index back through the sharded layout.
+    pub sharded: bool,
 }
 
 fn main() -> ExitCode {
@@ -123,6 +128,7 @@ fn parse_args() -> Result<Args> {
     let mut adapt = options.adapt;
     let mut no_adapt = false;
     let mut adapt_sweep = false;
+    let mut sharded = false;
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
             it.next()
@@ -164,6 +170,7 @@ fn parse_args() -> Result<Args> {
             "--check" => check_only = true,
             "--cross" => cross = Some(PathBuf::from(value("--cross")?)),
             "--lexical" => lexical = true,
+            "--sharded" => sharded = true,
             "--write-shipped" => write_shipped = true,
             "--dump-rows" => dump_rows = Some(PathBuf::from(value("--dump-rows")?)),
             "--followups" => followups = Some(PathBuf::from(value("--followups")?)),
@@ -205,6 +212,7 @@ fn parse_args() -> Result<Args> {
     Ok(Args {
         followups,
         adapt_sweep,
+        sharded,
         cross,
         write_shipped,
         dump_rows,
@@ -341,6 +349,7 @@ fn cross(args: &Args, registry: &Path) -> Result<ExitCode> {
         &args.options,
         embedder.as_ref(),
         args.dump_rows.as_deref(),
+        args.sharded,
     )?;
     print!("{}", result.markdown);
     if let Some(path) = &args.markdown {

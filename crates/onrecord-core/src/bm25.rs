@@ -2,27 +2,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::{Deserialize, Serialize};
-
 use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc, shorten};
 use crate::collection::Collection;
-use crate::format::{Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
+use crate::format::{Bm25Params, Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
 use crate::page::PageKind;
 use crate::text::{Analyzer, Lang, asks_how_much, is_framing, is_stopword, tokens};
-
-/// BM25 parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Bm25Params {
-    /// Term-frequency saturation.
-    pub k1: f32,
-    /// Length normalisation.
-    pub b: f32,
-}
-
-impl Bm25Params {
-    /// The textbook defaults (k1 1.2, b 0.75).
-    pub const DEFAULT: Bm25Params = Bm25Params { k1: 1.2, b: 0.75 };
-}
 
 /// How many times a title word counts towards term frequency.
 const TITLE_WEIGHT: u32 = 2;
@@ -215,6 +199,7 @@ impl IndexBuilder {
         let n_frags = self.fragments.len().max(1) as f64;
         Index {
             corpus_hash: [0; 32],
+            sharding: None,
             default_lang: self.default_lang,
             settings: self.settings,
             vectors: None,
@@ -243,9 +228,9 @@ impl IndexBuilder {
 pub struct QueryTerm {
     /// The word as the question wrote it, lowercased.
     pub word: String,
-    /// Indices into [`Index::terms`] of its stems (one per corpus language, deduplicated).
+    /// Ids ([`Index::term_id`]) of its stems (one per corpus language, deduplicated).
     pub term_ids: Vec<usize>,
-    /// Indices into [`Index::hint_terms`] of its stems.
+    /// Ids ([`Index::hint_term_id`]) of its stems.
     pub hint_term_ids: Vec<usize>,
     /// Inverse document frequency; for a word the corpus never uses, that of a one-off term.
     pub idf: f32,
@@ -267,24 +252,14 @@ impl QueryTerm {
 
 /// The question's distinct content words, stemmed in every language the corpus uses.
 pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
-    // Vecs with `contains` rather than sets: a handful of languages and words, and each
-    // BTreeSet/BTreeMap type is separate code in the wasm module.
-    let mut langs: Vec<Lang> = Vec::new();
-    for lang in index
-        .docs
-        .iter()
-        .map(|d| d.lang)
-        .chain([index.default_lang])
-    {
-        if !langs.contains(&lang) {
-            langs.push(lang);
-        }
-    }
+    let langs = index.langs();
     let analyzers: Vec<Analyzer> = langs
         .iter()
         .map(|&l| Analyzer::new(l, index.settings.stemming))
         .collect();
-    let n_frags = index.fragments.len() as f32;
+    let n_frags = index.fragment_count() as f32;
+    // Vecs with `contains` rather than sets: a handful of words, and each BTreeSet type is
+    // separate code in the wasm module.
     let mut seen: Vec<String> = Vec::new();
     let mut res = Vec::new();
     let mut previous = String::new();
@@ -295,18 +270,17 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         let how_much = asks_how_much(&previous, &word);
         previous.clone_from(&word);
         if langs.iter().any(|&l| is_stopword(&word, l))
-            || index.site_words.binary_search(&word).is_ok()
+            || index.is_site_word(&word)
             || seen.contains(&word)
         {
             continue;
         }
         seen.push(word.clone());
-        let term_ids = lookup(&index.terms, &analyzers, &word);
-        let hint_term_ids = lookup(&index.hint_terms, &analyzers, &word);
+        let term_ids = lookup(&analyzers, &word, |t| index.term_id(t));
+        let hint_term_ids = lookup(&analyzers, &word, |t| index.hint_term_id(t));
         let df = term_ids
             .iter()
-            .filter_map(|&t| index.terms.get(t))
-            .map(|t| t.postings.len())
+            .map(|&t| index.doc_frequency(t))
             .max()
             .unwrap_or(0) as f32;
         // With df 0 this is the idf a term found once would have, slightly raised: unseen words
@@ -324,12 +298,11 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
     res
 }
 
-/// Positions in a sorted term list of `word`'s term under each analyzer, deduplicated.
-fn lookup(terms: &[TermPostings], analyzers: &[Analyzer], word: &str) -> Vec<usize> {
+/// The ids (by `find`) of `word`'s term under each analyzer, deduplicated.
+fn lookup(analyzers: &[Analyzer], word: &str, find: impl Fn(&str) -> Option<usize>) -> Vec<usize> {
     let mut ids: Vec<usize> = Vec::new();
     for a in analyzers {
-        let term = a.term(word);
-        if let Ok(id) = terms.binary_search_by(|t| t.term.as_str().cmp(&term)) {
+        if let Some(id) = find(&a.term(word)) {
             insert_sorted(&mut ids, id);
         }
     }
@@ -350,20 +323,19 @@ pub struct Hit {
 /// A word with stems in several languages counts once per fragment, by its best stem.
 pub fn search(index: &Index, terms: &[QueryTerm], k: usize) -> Vec<Hit> {
     let Bm25Params { k1, b } = index.settings.bm25;
-    let avg = index.avg_fragment_terms.max(1.0);
-    let mut scores = vec![0f32; index.fragments.len()];
+    let avg = index.average_length().max(1.0);
+    let n_frags = index.fragment_count() as usize;
+    let mut scores = vec![0f32; n_frags];
     // A term's best score in each fragment it occurs in, and those fragments.
-    let mut best = vec![0f32; index.fragments.len()];
+    let mut best = vec![0f32; n_frags];
     let mut touched: Vec<u32> = Vec::new();
     for term in terms {
-        for postings in term.term_ids.iter().filter_map(|&t| index.terms.get(t)) {
-            let df = postings.postings.len() as f32;
+        for &t in &term.term_ids {
+            let postings = index.postings(t);
+            let df = postings.len() as f32;
             let idf = (1.0 + (scores.len() as f32 - df + 0.5) / (df + 0.5)).ln();
-            for &(frag, tf) in &postings.postings {
-                let len = index
-                    .fragments
-                    .get(frag as usize)
-                    .map_or(avg, |f| f.n_terms as f32);
+            for &(frag, tf) in postings {
+                let len = index.fragment_length(frag).map_or(avg, |n| n as f32);
                 let tf = tf as f32;
                 let s = idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / avg));
                 if let Some(b) = best.get_mut(frag as usize) {

@@ -8,7 +8,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::format::{Doc, Index};
 use crate::text::tokens;
 
 /// A collection of pages, as the index stores it.
@@ -50,13 +49,6 @@ impl Collection {
     pub fn is_release_notes(&self) -> bool {
         self.name == "release-notes"
     }
-}
-
-/// Whether page `doc` belongs to a decisions collection.
-pub(crate) fn in_decisions(index: &Index, doc: &Doc) -> bool {
-    doc.collection
-        .and_then(|c| index.collections.get(c as usize))
-        .is_some_and(Collection::is_decisions)
 }
 
 /// Whether a question asks about a decision ("who decided…", "when will you reconsider…"),

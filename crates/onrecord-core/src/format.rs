@@ -14,14 +14,13 @@
 //! any change to them must bump [`FORMAT_VERSION`] and add a golden file in `tests/data/`.
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bm25::Bm25Params;
 use crate::collection::Collection;
 use crate::page::PageKind;
 use crate::text::Lang;
-use crate::vector::VectorIndex;
 
 /// The first eight bytes of every index file.
 pub const MAGIC: [u8; 8] = *b"ONRINDEX";
@@ -60,6 +59,10 @@ pub struct Index {
     pub site_words: Vec<String>,
     /// The collections pages belong to (guides, decisions, …), each with its label and cap.
     pub collections: Vec<Collection>,
+    /// For the part of a sharded index fetched so far ([`crate::ShardedIndex`]): which
+    /// fragments and term ranges it holds, and what reads missed. `None` for a whole index.
+    #[serde(skip)]
+    pub sharding: Option<Box<Sharding>>,
 }
 
 /// Where a private note's moment lives. The type has no field for prose: only the note's
@@ -92,6 +95,104 @@ impl IndexSettings {
         stemming: true,
         fragment_chars: 800,
     };
+}
+
+/// What a sharded index holds so far, beside the manifest's part of [`Index`]. The storage seam
+/// (`store.rs`) reads fragments and postings through it and notes the shards a read missed.
+#[derive(Debug, Default)]
+pub struct Sharding {
+    /// Every fragment's number of indexed terms (BM25 lengths), from the manifest.
+    pub(crate) lengths: Vec<u32>,
+    /// The ids of [`Index::fragments`] (the fetched ones), ascending.
+    pub(crate) fragment_ids: Vec<u32>,
+    /// Each page's first fragment (pages hold consecutive fragments, in page order), so
+    /// ranking knows a candidate's page before its text is fetched.
+    pub(crate) page_starts: Vec<u32>,
+    /// Each postings shard's first term, ascending.
+    pub(crate) postings_first: Vec<String>,
+    /// Each text shard's first fragment, ascending.
+    pub(crate) text_first: Vec<u32>,
+    /// Which shards are in (postings shards, then text shards).
+    pub(crate) loaded: Vec<bool>,
+    /// Which shards a read needed and did not find (postings shards, then text shards).
+    /// Atomic so that reads, which take `&Index`, can note them, and the index stays `Sync`.
+    pub(crate) missed: Vec<AtomicBool>,
+}
+
+impl Clone for Sharding {
+    fn clone(&self) -> Sharding {
+        Sharding {
+            lengths: self.lengths.clone(),
+            fragment_ids: self.fragment_ids.clone(),
+            page_starts: self.page_starts.clone(),
+            postings_first: self.postings_first.clone(),
+            text_first: self.text_first.clone(),
+            loaded: self.loaded.clone(),
+            missed: self
+                .missed
+                .iter()
+                .map(|m| AtomicBool::new(m.load(Ordering::Relaxed)))
+                .collect(),
+        }
+    }
+}
+
+/// Equal when they hold the same shards; what reads missed is not content.
+impl PartialEq for Sharding {
+    fn eq(&self, other: &Sharding) -> bool {
+        self.lengths == other.lengths
+            && self.fragment_ids == other.fragment_ids
+            && self.page_starts == other.page_starts
+            && self.postings_first == other.postings_first
+            && self.text_first == other.text_first
+            && self.loaded == other.loaded
+    }
+}
+
+/// BM25 parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bm25Params {
+    /// Term-frequency saturation.
+    pub k1: f32,
+    /// Length normalisation.
+    pub b: f32,
+}
+
+impl Bm25Params {
+    /// The textbook defaults (k1 1.2, b 0.75).
+    pub const DEFAULT: Bm25Params = Bm25Params { k1: 1.2, b: 0.75 };
+}
+
+/// Fragment vectors: one int8 row (with its scale) per fragment, for the model with `model_checksum`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorIndex {
+    /// Checksum of the query model whose space these vectors are in.
+    pub model_checksum: u32,
+    /// Dimensions per vector.
+    pub dims: u32,
+    /// One scale per fragment.
+    pub scales: Vec<f32>,
+    /// `fragments × dims` int8 values, row by row.
+    pub data: Vec<i8>,
+}
+
+impl VectorIndex {
+    /// Checks that the vectors cover exactly `n_fragments` fragments.
+    fn validate(&self, n_fragments: usize) -> Result<(), DecodeError> {
+        let dims = self.dims as usize;
+        if dims == 0
+            || self.scales.len() != n_fragments
+            || Some(self.data.len()) != n_fragments.checked_mul(dims)
+        {
+            return Err(DecodeError::Invalid(
+                "vector count does not match the fragments",
+            ));
+        }
+        if self.scales.iter().any(|s| !s.is_finite()) {
+            return Err(DecodeError::Invalid("a vector scale is not finite"));
+        }
+        Ok(())
+    }
 }
 
 /// One public page.
@@ -258,66 +359,13 @@ impl std::error::Error for EncodeError {}
 impl Index {
     /// Writes the header and payload. The same index always gives the same bytes.
     pub fn to_bytes(&self, corpus_hash: [u8; 32]) -> Result<Vec<u8>, EncodeError> {
-        let payload =
-            postcard::to_allocvec(self).map_err(|e| EncodeError::Serialize(e.to_string()))?;
-        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
-        out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out.extend_from_slice(&corpus_hash);
-        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        let checksum = checksum(&out, &payload);
-        out.extend_from_slice(&checksum.to_le_bytes());
-        out.extend_from_slice(&payload);
-        Ok(out)
+        frame(&MAGIC, corpus_hash, self)
     }
 
     /// Reads an index, checking header, length and checksum before decoding and the payload's
     /// consistency after. Never panics, whatever the bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Index, DecodeError> {
-        let header = bytes
-            .get(..HEADER_LEN)
-            .ok_or(DecodeError::TooShort { len: bytes.len() })?;
-        if header[0..8] != MAGIC {
-            return Err(DecodeError::BadMagic);
-        }
-        let found = u32::from_le_bytes(array(&header[8..12]));
-        if found != FORMAT_VERSION {
-            return Err(DecodeError::UnsupportedVersion {
-                found,
-                supported: FORMAT_VERSION,
-            });
-        }
-        let corpus_hash: [u8; 32] = array(&header[12..44]);
-        let expected_len = u64::from_le_bytes(array(&header[44..52]));
-        let payload = &bytes[HEADER_LEN..];
-        let found_len = payload.len() as u64;
-        if found_len < expected_len {
-            return Err(DecodeError::Truncated {
-                expected: expected_len,
-                found: found_len,
-            });
-        }
-        if found_len > expected_len {
-            return Err(DecodeError::TrailingBytes {
-                extra: found_len - expected_len,
-            });
-        }
-        let expected_sum = u32::from_le_bytes(array(&header[52..56]));
-        let found_sum = checksum(&header[..52], payload);
-        if expected_sum != found_sum {
-            return Err(DecodeError::ChecksumMismatch {
-                expected: expected_sum,
-                found: found_sum,
-            });
-        }
-        let (mut index, rest): (Index, &[u8]) = postcard::take_from_bytes(payload)
-            .map_err(|e| DecodeError::Malformed(e.to_string()))?;
-        if !rest.is_empty() {
-            return Err(DecodeError::Malformed(format!(
-                "{} bytes left after the payload",
-                rest.len()
-            )));
-        }
+        let (mut index, corpus_hash, _): (Index, _, _) = unframe(bytes, &MAGIC)?;
         index.corpus_hash = corpus_hash;
         index.validate()?;
         Ok(index)
@@ -325,8 +373,17 @@ impl Index {
 
     /// Checks every cross-reference the reader relies on, so queries can index without panics.
     fn validate(&self) -> Result<(), DecodeError> {
-        let n_docs = self.docs.len();
         let n_frags = self.fragments.len();
+        self.validate_shared(n_frags)?;
+        for frag in &self.fragments {
+            frag.validate(self.docs.len())?;
+        }
+        validate_terms(&self.terms, n_frags)
+    }
+
+    /// The checks of everything but fragments and postings, for an index of `n_frags`
+    /// fragments: what a whole index and a sharded index's manifest both hold.
+    pub(crate) fn validate_shared(&self, n_frags: usize) -> Result<(), DecodeError> {
         let n_collections = self.collections.len();
         if self
             .docs
@@ -345,57 +402,6 @@ impl Index {
         }
         if !(self.settings.bm25.k1.is_finite() && self.settings.bm25.b.is_finite()) {
             return Err(DecodeError::Invalid("BM25 parameters are not finite"));
-        }
-        for frag in &self.fragments {
-            if frag.doc as usize >= n_docs {
-                return Err(DecodeError::Invalid("a fragment names a missing document"));
-            }
-            // A quote runs from one sentence's start to a later one's end, so the ranges must
-            // be in order and apart, not only each inside the text.
-            let mut last_end = 0;
-            for &(start, end) in &frag.sentences {
-                if start > end || frag.text.get(start as usize..end as usize).is_none() {
-                    return Err(DecodeError::Invalid(
-                        "a sentence range is outside its fragment",
-                    ));
-                }
-                if start < last_end {
-                    return Err(DecodeError::Invalid(
-                        "sentence ranges are not in order or overlap",
-                    ));
-                }
-                last_end = end;
-            }
-            let n_units = frag.sentences.len();
-            if frag
-                .table_rows
-                .iter()
-                .any(|&(row, header)| header >= row || row as usize >= n_units)
-            {
-                return Err(DecodeError::Invalid(
-                    "a table row names a missing unit or a header after it",
-                ));
-            }
-        }
-        for pair in self.terms.windows(2) {
-            if pair[0].term >= pair[1].term {
-                return Err(DecodeError::Invalid("terms are not sorted and unique"));
-            }
-        }
-        for term in &self.terms {
-            if term
-                .postings
-                .iter()
-                .any(|&(frag, _)| frag as usize >= n_frags)
-            {
-                return Err(DecodeError::Invalid("a posting names a missing fragment"));
-            }
-            // Lookups binary-search a term's postings by fragment.
-            if term.postings.windows(2).any(|p| p[0].0 >= p[1].0) {
-                return Err(DecodeError::Invalid(
-                    "postings are not sorted by fragment and unique",
-                ));
-            }
         }
         for pair in self.hint_terms.windows(2) {
             if pair[0].term >= pair[1].term {
@@ -419,6 +425,142 @@ impl Index {
         }
         Ok(())
     }
+}
+
+/// Checks that terms are sorted and unique and each term's postings name fragments below
+/// `n_frags`, sorted by fragment (lookups binary-search them).
+pub(crate) fn validate_terms(terms: &[TermPostings], n_frags: usize) -> Result<(), DecodeError> {
+    for pair in terms.windows(2) {
+        if pair[0].term >= pair[1].term {
+            return Err(DecodeError::Invalid("terms are not sorted and unique"));
+        }
+    }
+    for term in terms {
+        if term
+            .postings
+            .iter()
+            .any(|&(frag, _)| frag as usize >= n_frags)
+        {
+            return Err(DecodeError::Invalid("a posting names a missing fragment"));
+        }
+        if term.postings.windows(2).any(|p| p[0].0 >= p[1].0) {
+            return Err(DecodeError::Invalid(
+                "postings are not sorted by fragment and unique",
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Fragment {
+    /// Checks what quoting relies on: the page exists, sentence ranges lie in order inside the
+    /// text, table rows name units that exist.
+    pub(crate) fn validate(&self, n_docs: usize) -> Result<(), DecodeError> {
+        if self.doc as usize >= n_docs {
+            return Err(DecodeError::Invalid("a fragment names a missing document"));
+        }
+        // A quote runs from one sentence's start to a later one's end, so the ranges must
+        // be in order and apart, not only each inside the text.
+        let mut last_end = 0;
+        for &(start, end) in &self.sentences {
+            if start > end || self.text.get(start as usize..end as usize).is_none() {
+                return Err(DecodeError::Invalid(
+                    "a sentence range is outside its fragment",
+                ));
+            }
+            if start < last_end {
+                return Err(DecodeError::Invalid(
+                    "sentence ranges are not in order or overlap",
+                ));
+            }
+            last_end = end;
+        }
+        let n_units = self.sentences.len();
+        if self
+            .table_rows
+            .iter()
+            .any(|&(row, header)| header >= row || row as usize >= n_units)
+        {
+            return Err(DecodeError::Invalid(
+                "a table row names a missing unit or a header after it",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Writes `magic`, [`FORMAT_VERSION`], the corpus hash, the payload's length and a CRC-32, then
+/// the postcard payload: the header every file of the format has (the index, and the manifest
+/// and shards of a sharded index).
+pub(crate) fn frame<T: Serialize>(
+    magic: &[u8; 8],
+    corpus_hash: [u8; 32],
+    value: &T,
+) -> Result<Vec<u8>, EncodeError> {
+    let payload =
+        postcard::to_allocvec(value).map_err(|e| EncodeError::Serialize(e.to_string()))?;
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(magic);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&corpus_hash);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    let checksum = checksum(&out, &payload);
+    out.extend_from_slice(&checksum.to_le_bytes());
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+/// Reads what [`frame`] wrote: checks magic, version, length and checksum, then decodes.
+/// Returns the value, the corpus hash and the checksum. Never panics, whatever the bytes.
+pub(crate) fn unframe<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    magic: &[u8; 8],
+) -> Result<(T, [u8; 32], u32), DecodeError> {
+    let header = bytes
+        .get(..HEADER_LEN)
+        .ok_or(DecodeError::TooShort { len: bytes.len() })?;
+    if header[0..8] != *magic {
+        return Err(DecodeError::BadMagic);
+    }
+    let found = u32::from_le_bytes(array(&header[8..12]));
+    if found != FORMAT_VERSION {
+        return Err(DecodeError::UnsupportedVersion {
+            found,
+            supported: FORMAT_VERSION,
+        });
+    }
+    let corpus_hash: [u8; 32] = array(&header[12..44]);
+    let expected_len = u64::from_le_bytes(array(&header[44..52]));
+    let payload = &bytes[HEADER_LEN..];
+    let found_len = payload.len() as u64;
+    if found_len < expected_len {
+        return Err(DecodeError::Truncated {
+            expected: expected_len,
+            found: found_len,
+        });
+    }
+    if found_len > expected_len {
+        return Err(DecodeError::TrailingBytes {
+            extra: found_len - expected_len,
+        });
+    }
+    let expected_sum = u32::from_le_bytes(array(&header[52..56]));
+    let found_sum = checksum(&header[..52], payload);
+    if expected_sum != found_sum {
+        return Err(DecodeError::ChecksumMismatch {
+            expected: expected_sum,
+            found: found_sum,
+        });
+    }
+    let (value, rest): (T, &[u8]) =
+        postcard::take_from_bytes(payload).map_err(|e| DecodeError::Malformed(e.to_string()))?;
+    if !rest.is_empty() {
+        return Err(DecodeError::Malformed(format!(
+            "{} bytes left after the payload",
+            rest.len()
+        )));
+    }
+    Ok((value, corpus_hash, expected_sum))
 }
 
 fn checksum(header: &[u8], payload: &[u8]) -> u32 {

@@ -51,7 +51,9 @@ mod plain;
 mod question;
 mod retrieve;
 mod sentence;
+mod shard;
 mod source;
+mod store;
 mod text;
 mod vector;
 mod verify;
@@ -63,12 +65,12 @@ pub use crate::answer::{
     Mode, N_FEATURES, Quote, Reply, Scope, Section, Turn, TurnContext, ask, ask_kind, ask_turn,
     assess, decide, explore, resolve,
 };
-pub use crate::bm25::{Bm25Params, Hit, IndexBuilder, QueryTerm, query_terms, search};
+pub use crate::bm25::{Hit, IndexBuilder, QueryTerm, query_terms, search};
 pub use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, chunk, shorten};
 pub use crate::collection::{Collection, asks_about_decisions};
 pub use crate::format::{
-    DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index, IndexSettings,
-    MAGIC, RoutingHint, TermPostings,
+    Bm25Params, DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index,
+    IndexSettings, MAGIC, RoutingHint, Sharding, TermPostings, VectorIndex,
 };
 pub use crate::page::{PageKind, asks_about_changes, page_kind};
 pub use crate::plain::{MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents};
@@ -77,13 +79,17 @@ pub use crate::retrieve::{
     Fusion, Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_fused, retrieve_with,
 };
 pub use crate::sentence::sentences;
+pub use crate::shard::{
+    MANIFEST_MAGIC, Manifest, ManifestError, SHARD_MAGIC, ShardError, ShardErrorKind, ShardSizes,
+    ShardedFiles, ShardedIndex,
+};
 pub use crate::source::{
     Block, BlockKind, LightReader, Page, Read, ReadError, Reader, SourceDoc, SourceSection,
 };
 pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
 pub use crate::vector::{
-    MODEL_VERSION, QueryModel, QueryModelError, VectorIndex, encode_query_model,
-    encode_query_model_rows, quantize_row, search_vectors,
+    MODEL_VERSION, QueryModel, QueryModelError, encode_query_model, encode_query_model_rows,
+    quantize_row, search_vectors,
 };
 pub use crate::verify::{MIN_QUOTE_WORDS, verify_quote};
 pub use crate::wordpiece::{WordPiece, basic_tokens};

@@ -94,10 +94,7 @@ pub(crate) fn query_vector(
 
 /// Whether `model` embeds questions into the space of this index's vectors.
 pub fn model_fits(index: &Index, model: &QueryModel) -> bool {
-    index
-        .vectors
-        .as_ref()
-        .is_some_and(|v| v.model_checksum == model.checksum() && v.dims as usize == model.dims())
+    index.vector_space() == Some((model.checksum(), model.dims()))
 }
 
 /// Ranks with the question's terms and, when there is one, its vector; `fusion` sets the knobs
@@ -113,7 +110,7 @@ pub(crate) fn rank(
     scope: Option<&Scope>,
 ) -> Vec<Hit> {
     let terms = &searched(terms);
-    let depth = scope.map_or(CANDIDATES, |_| index.fragments.len());
+    let depth = scope.map_or(CANDIDATES, |_| index.fragment_count() as usize);
     let within = |hits: Vec<Hit>| match scope {
         Some(s) => hits
             .into_iter()
@@ -242,10 +239,12 @@ pub(crate) fn coverage(index: &Index, terms: &[QueryTerm], frag: u32) -> f32 {
 
 /// Whether any of the term's stems is indexed for the fragment.
 pub(crate) fn in_fragment(index: &Index, term: &QueryTerm, frag: u32) -> bool {
-    term.term_ids
-        .iter()
-        .filter_map(|&id| index.terms.get(id))
-        .any(|p| p.postings.binary_search_by_key(&frag, |&(f, _)| f).is_ok())
+    term.term_ids.iter().any(|&id| {
+        index
+            .postings(id)
+            .binary_search_by_key(&frag, |&(f, _)| f)
+            .is_ok()
+    })
 }
 
 /// Keeps at most `PER_PAGE` fragments of one page in the first `CAP_WINDOW` places; the rest
@@ -256,10 +255,7 @@ fn cap_per_page(index: &Index, ranked: Vec<Hit>, k: usize) -> Vec<Hit> {
     // The page of each hit in `head` (the lists are short: counting is a scan).
     let mut head_docs: Vec<u32> = Vec::new();
     for hit in ranked {
-        let doc = index
-            .fragments
-            .get(hit.fragment as usize)
-            .map_or(u32::MAX, |f| f.doc);
+        let doc = index.page_of(hit.fragment).unwrap_or(u32::MAX);
         let count = head_docs.iter().filter(|&&d| d == doc).count();
         if head.len() < CAP_WINDOW && count >= PER_PAGE {
             deferred.push(hit);

@@ -14,10 +14,8 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
-
 use crate::bm25::{Hit, best_k};
-use crate::format::{DecodeError, Index, array};
+use crate::format::{DecodeError, Index, VectorIndex, array};
 use crate::wordpiece::WordPiece;
 
 const MODEL_MAGIC: [u8; 8] = *b"ONRQMODL";
@@ -232,19 +230,6 @@ impl fmt::Display for QueryModelError {
 
 impl std::error::Error for QueryModelError {}
 
-/// Fragment vectors: one int8 row (with its scale) per fragment, for the model with `model_checksum`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VectorIndex {
-    /// Checksum of the query model whose space these vectors are in.
-    pub model_checksum: u32,
-    /// Dimensions per vector.
-    pub dims: u32,
-    /// One scale per fragment.
-    pub scales: Vec<f32>,
-    /// `fragments × dims` int8 values, row by row.
-    pub data: Vec<i8>,
-}
-
 impl VectorIndex {
     /// An empty index for vectors of `dims` dimensions.
     pub fn new(model_checksum: u32, dims: u32) -> VectorIndex {
@@ -269,45 +254,23 @@ impl VectorIndex {
                 .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8),
         );
     }
-
-    /// Checks that the vectors cover exactly `n_fragments` fragments.
-    pub(crate) fn validate(&self, n_fragments: usize) -> Result<(), DecodeError> {
-        let dims = self.dims as usize;
-        if dims == 0
-            || self.scales.len() != n_fragments
-            || Some(self.data.len()) != n_fragments.checked_mul(dims)
-        {
-            return Err(DecodeError::Invalid(
-                "vector count does not match the fragments",
-            ));
-        }
-        if self.scales.iter().any(|s| !s.is_finite()) {
-            return Err(DecodeError::Invalid("a vector scale is not finite"));
-        }
-        Ok(())
-    }
 }
 
 /// The `k` fragments whose vectors are most similar (cosine) to `query`.
 pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
-    let Some(vectors) = &index.vectors else {
-        return Vec::new();
-    };
-    let dims = vectors.dims as usize;
-    if dims == 0 || query.len() != dims {
+    if index
+        .vector_space()
+        .is_none_or(|(_, dims)| dims == 0 || query.len() != dims)
+    {
         return Vec::new();
     }
-    let hits: Vec<Hit> = vectors
-        .data
-        .chunks_exact(dims)
-        .zip(&vectors.scales)
-        .enumerate()
-        .map(|(i, (row, scale))| {
-            let dot: f32 = row.iter().zip(query).map(|(&v, q)| f32::from(v) * q).sum();
-            Hit {
-                fragment: i as u32,
-                score: dot * scale,
-            }
+    let hits: Vec<Hit> = (0..index.fragment_count())
+        .map_while(|frag| {
+            let (row, scale) = index.vector(frag)?;
+            Some(Hit {
+                fragment: frag,
+                score: dot(row, query) * scale,
+            })
         })
         .collect();
     let k = k.min(hits.len());
@@ -320,18 +283,12 @@ pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
 
 /// Cosine similarity of fragment `frag`'s vector and the unit vector `query`.
 pub(crate) fn similarity(index: &Index, frag: u32, query: &[f32]) -> Option<f32> {
-    let vectors = index.vectors.as_ref()?;
-    let dims = vectors.dims as usize;
-    let start = (frag as usize).checked_mul(dims)?;
-    let row = vectors.data.get(start..start.checked_add(dims)?)?;
-    let scale = vectors.scales.get(frag as usize)?;
-    (query.len() == dims).then(|| {
-        row.iter()
-            .zip(query)
-            .map(|(&v, q)| f32::from(v) * q)
-            .sum::<f32>()
-            * scale
-    })
+    let (row, scale) = index.vector(frag)?;
+    (query.len() == row.len()).then(|| dot(row, query) * scale)
+}
+
+fn dot(row: &[i8], query: &[f32]) -> f32 {
+    row.iter().zip(query).map(|(&v, q)| f32::from(v) * q).sum()
 }
 
 /// Scales `v` to unit length; false when it is all zeros.

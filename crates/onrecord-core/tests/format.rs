@@ -6,6 +6,8 @@ use onrecord_core::{
 };
 use proptest::prelude::*;
 
+mod support;
+
 fn fixture() -> Index {
     let docs = [
         SourceDoc {
@@ -267,16 +269,7 @@ fn postings_out_of_order_or_repeated_are_invalid() {
 
 /// A header with a valid checksum around arbitrary payload bytes.
 fn with_header(payload: &[u8]) -> Vec<u8> {
-    let mut out = b"ONRINDEX".to_vec();
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&[0; 32]);
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    let mut hasher = crc32fast::Hasher::new();
-    hasher.update(&out);
-    hasher.update(payload);
-    out.extend_from_slice(&hasher.finalize().to_le_bytes());
-    out.extend_from_slice(payload);
-    out
+    support::frame::framed(b"ONRINDEX", [0; 32], payload)
 }
 
 proptest! {

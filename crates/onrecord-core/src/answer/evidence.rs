@@ -7,7 +7,7 @@ use super::quote::{Pick, Preference, Wanted, pick, union, weight};
 use super::turn::Scope;
 use super::{Decline, Quote, Section, citation};
 use crate::bm25::{Hit, QueryTerm, best_first, insert_sorted, query_terms};
-use crate::collection::{asks_about_decisions, in_decisions};
+use crate::collection::asks_about_decisions;
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::page::asks_about_changes;
 use crate::question::check_question;
@@ -175,12 +175,12 @@ pub(super) fn assess(
     let mut set_aside: Vec<Candidate> = Vec::new();
     let mut candidates: Vec<Candidate> = Vec::new();
     for (position, hit) in hits.iter().enumerate() {
-        let Some(fragment) = index.fragments.get(hit.fragment as usize) else {
+        let Some(fragment) = index.fragment(hit.fragment) else {
             continue;
         };
-        let doc = index.docs.get(fragment.doc as usize);
+        let doc = index.doc_of(fragment);
         let noise = doc.is_some_and(|d| d.kind.is_noise());
-        let decision = doc.is_some_and(|d| in_decisions(index, d));
+        let decision = doc.is_some_and(|d| index.in_decisions(d));
         if (noise && !changes) || (decision && !why) {
             if position < config.top_k {
                 set_aside.push(Candidate {
@@ -289,7 +289,7 @@ pub(super) fn assess(
     let (context, lang) = picked
         .first()
         .map_or((String::new(), index.default_lang), |c| {
-            let doc = index.docs.get(c.fragment.doc as usize);
+            let doc = index.doc_of(c.fragment);
             (
                 format!(
                     "{}. {}",
@@ -441,9 +441,7 @@ fn asks_several(question: &str) -> bool {
 
 /// Whether `frag` is the first fragment of its section (its opening sentences introduce it).
 fn opens_section(index: &Index, frag: u32, fragment: &Fragment) -> bool {
-    let prev = frag
-        .checked_sub(1)
-        .and_then(|p| index.fragments.get(p as usize));
+    let prev = frag.checked_sub(1).and_then(|p| index.fragment(p));
     prev.is_none_or(|p| p.doc != fragment.doc || p.anchor != fragment.anchor)
 }
 
@@ -451,39 +449,26 @@ fn opens_section(index: &Index, frag: u32, fragment: &Fragment) -> bool {
 /// by page, in page order).
 fn page_range(index: &Index, frag: u32, fragment: &Fragment) -> (u32, u32) {
     let start = frag.saturating_sub(fragment.position);
-    let n = index
-        .docs
-        .get(fragment.doc as usize)
-        .map_or(1, |d| d.n_fragments);
+    let n = index.doc_of(fragment).map_or(1, |d| d.n_fragments);
     (start, start.saturating_add(n))
 }
 
 /// Whether any of the term's stems is indexed for a fragment in `start..end`.
 fn in_range(index: &Index, term: &QueryTerm, start: u32, end: u32) -> bool {
-    term.term_ids
-        .iter()
-        .filter_map(|&id| index.terms.get(id))
-        .any(|p| {
-            let at = p.postings.partition_point(|&(f, _)| f < start);
-            p.postings.get(at).is_some_and(|&(f, _)| f < end)
-        })
+    term.term_ids.iter().any(|&id| {
+        let postings = index.postings(id);
+        let at = postings.partition_point(|&(f, _)| f < start);
+        postings.get(at).is_some_and(|&(f, _)| f < end)
+    })
 }
 
 /// A page's title, headings and text, lowercased: where written forms ("HTTP/3") are looked up.
 fn page_text(index: &Index, start: u32, end: u32) -> String {
     let mut text = String::new();
-    if let Some(doc) = index
-        .fragments
-        .get(start as usize)
-        .and_then(|f| index.docs.get(f.doc as usize))
-    {
+    if let Some(doc) = index.fragment(start).and_then(|f| index.doc_of(f)) {
         text.push_str(&doc.title.to_lowercase());
     }
-    for f in index
-        .fragments
-        .get(start as usize..(end as usize).min(index.fragments.len()))
-        .unwrap_or_default()
-    {
+    for f in (start..end.min(index.fragment_count())).filter_map(|i| index.fragment(i)) {
         for part in f.heading_path.iter().chain([&f.text]) {
             text.push('\n');
             text.push_str(&part.to_lowercase());
@@ -547,8 +532,7 @@ fn quote(index: &Index, frag: u32, fragment: &Fragment, pick: &Pick, terms: &[Qu
         .unwrap_or_default()
         .to_owned();
     let lang = index
-        .docs
-        .get(fragment.doc as usize)
+        .doc_of(fragment)
         .map_or(index.default_lang, |d| d.lang);
     let highlights = Wanted::new(index, lang, terms).highlights(&text);
     let header = pick
@@ -584,18 +568,15 @@ fn share_of(terms: &[QueryTerm], covered: &[bool]) -> f32 {
 /// Hints whose public-safe words (label, locator, keywords) cover at least `floor` of the
 /// question's idf weight, best first.
 fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingHint> {
-    if index.hints.is_empty() {
+    let hints = index.hints();
+    if hints.is_empty() {
         return Vec::new();
     }
-    let mut covered = vec![vec![false; terms.len()]; index.hints.len()];
+    let mut covered = vec![vec![false; terms.len()]; hints.len()];
     for (i, term) in terms.iter().enumerate() {
         let mut hit: Vec<u32> = Vec::new();
-        for t in term
-            .hint_term_ids
-            .iter()
-            .filter_map(|&id| index.hint_terms.get(id))
-        {
-            for &(h, _) in &t.postings {
+        for &id in &term.hint_term_ids {
+            for &(h, _) in index.hint_postings(id) {
                 insert_sorted(&mut hit, h);
             }
         }
@@ -618,7 +599,7 @@ fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingH
     best_first(&mut bearing);
     bearing
         .into_iter()
-        .filter_map(|h| index.hints.get(h.fragment as usize).cloned())
+        .filter_map(|h| hints.get(h.fragment as usize).cloned())
         .collect()
 }
 

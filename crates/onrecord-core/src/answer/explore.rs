@@ -13,26 +13,20 @@ const MAX_EXPLORE: usize = 3;
 pub fn explore(index: &Index, answer: &Answer) -> Vec<Section> {
     let mut res: Vec<Section> = Vec::new();
     for quote in &answer.quotes {
-        let Some(fragment) = index.fragments.get(quote.fragment as usize) else {
+        let Some(fragment) = index.fragment(quote.fragment) else {
             continue;
         };
         let first = quote.fragment.saturating_sub(fragment.position);
-        let end = first.saturating_add(
-            index
-                .docs
-                .get(fragment.doc as usize)
-                .map_or(0, |d| d.n_fragments),
-        );
+        let end = first.saturating_add(index.doc_of(fragment).map_or(0, |d| d.n_fragments));
         let other = |i: &u32| {
             index
-                .fragments
-                .get(*i as usize)
+                .fragment(*i)
                 .is_some_and(|g| g.anchor != fragment.anchor)
         };
         let next = (quote.fragment..end).find(other);
         let previous = (first..quote.fragment).rev().find(other);
         for frag in [next, previous].into_iter().flatten() {
-            let Some(g) = index.fragments.get(frag as usize) else {
+            let Some(g) = index.fragment(frag) else {
                 continue;
             };
             let citation = citation(index, g, "");

@@ -312,17 +312,13 @@ fn within_caps(index: &Index, mut assessment: Assessment) -> Assessment {
     let mut taken: Vec<(u32, u32)> = Vec::new();
     assessment.quotes.retain(|q| {
         let Some(c) = index
-            .fragments
-            .get(q.fragment as usize)
-            .and_then(|f| index.docs.get(f.doc as usize))
+            .fragment(q.fragment)
+            .and_then(|f| index.doc_of(f))
             .and_then(|d| d.collection)
         else {
             return true;
         };
-        let cap = index
-            .collections
-            .get(c as usize)
-            .map_or(u32::MAX, |c| c.cap);
+        let cap = index.collection(c).map_or(u32::MAX, |c| c.cap);
         match taken.iter_mut().find(|(k, _)| *k == c) {
             Some((_, n)) if *n >= cap => false,
             Some((_, n)) => {
@@ -476,7 +472,7 @@ fn reason(
 
 /// The citation of `fragment`; its text-fragment link points at `quote` (none when empty).
 fn citation(index: &Index, fragment: &Fragment, quote: &str) -> Citation {
-    let doc = index.docs.get(fragment.doc as usize);
+    let doc = index.doc_of(fragment);
     let page = doc.map(|d| d.url.as_str()).unwrap_or_default();
     let url = if fragment.anchor.is_empty() {
         page.to_owned()
@@ -496,7 +492,7 @@ fn citation(index: &Index, fragment: &Fragment, quote: &str) -> Citation {
         fragment_count: doc.map_or(0, |d| d.n_fragments),
         collection: doc
             .and_then(|d| d.collection)
-            .and_then(|c| index.collections.get(c as usize))
+            .and_then(|c| index.collection(c))
             .cloned(),
     }
 }

@@ -108,7 +108,7 @@ pub(crate) fn pick(
     prefer: Preference,
     opening: bool,
 ) -> Pick {
-    let doc = index.docs.get(fragment.doc as usize);
+    let doc = index.doc_of(fragment);
     let lang = doc.map_or(index.default_lang, |d| d.lang);
     let wanted = Wanted::new(index, lang, terms);
     let sentence = |i: usize| -> &str {

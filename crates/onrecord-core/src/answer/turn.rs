@@ -104,9 +104,8 @@ impl Scope {
     /// Whether fragment `frag` lies on one of the pages.
     pub fn contains(&self, index: &Index, frag: u32) -> bool {
         index
-            .fragments
-            .get(frag as usize)
-            .is_some_and(|f| self.docs.binary_search(&f.doc).is_ok())
+            .page_of(frag)
+            .is_some_and(|d| self.docs.binary_search(&d).is_ok())
     }
 }
 
@@ -145,7 +144,7 @@ fn validate<'c>(index: &Index, context: &'c TurnContext) -> Option<(&'c str, Vec
     }
     let mut fragments: Vec<u32> = Vec::new();
     for &f in &context.fragments {
-        if (f as usize) < index.fragments.len() && !fragments.contains(&f) {
+        if f < index.fragment_count() && !fragments.contains(&f) {
             fragments.push(f);
         }
     }
@@ -260,10 +259,8 @@ fn read(index: &Index, question: &str, context: Option<&TurnContext>) -> Turn {
 /// The previous answer's pages and every page of a decisions collection: where the "why"
 /// of what was quoted is written.
 fn explanation_scope(index: &Index, fragments: &[u32]) -> Scope {
-    let decisions = (0..index.docs.len() as u32).filter(|&d| is_decision(index, d));
-    let quoted = fragments
-        .iter()
-        .filter_map(|&f| index.fragments.get(f as usize).map(|f| f.doc));
+    let decisions = (0..index.doc_count()).filter(|&d| is_decision(index, d));
+    let quoted = fragments.iter().filter_map(|&f| index.page_of(f));
     // Kept sorted as it grows (no sort routine in the wasm module for this).
     let mut docs: Vec<u32> = Vec::new();
     for d in quoted.chain(decisions) {
@@ -276,10 +273,7 @@ fn explanation_scope(index: &Index, fragments: &[u32]) -> Scope {
 
 /// Whether page `doc` belongs to a decisions collection.
 fn is_decision(index: &Index, doc: u32) -> bool {
-    index
-        .docs
-        .get(doc as usize)
-        .is_some_and(|d| crate::collection::in_decisions(index, d))
+    index.doc(doc).is_some_and(|d| index.in_decisions(d))
 }
 
 /// One word of a question: lowercased, with its byte range and whether it was capitalised
@@ -492,13 +486,8 @@ fn siblings(
 ) -> Option<((usize, usize), (usize, usize))> {
     /// Fragments looked at per word: enough for any page that lists it.
     const MAX_FRAGMENTS: usize = 200;
-    let mut langs: Vec<Lang> = Vec::new();
-    for d in &index.docs {
-        if !langs.contains(&d.lang) {
-            langs.push(d.lang);
-        }
-    }
-    for lang in langs {
+    // With the default language too when no page uses it: no page then has its groups.
+    for lang in index.langs() {
         let analyzer = Analyzer::new(lang, index.settings.stemming);
         let stem = |w: &str| analyzer.term(w).into_owned();
         let unit = |text: &&str| -> Vec<String> {
@@ -510,14 +499,13 @@ fn siblings(
         let prev_stems: Vec<String> = prev.iter().map(|w| stem(&w.text)).collect();
         let new_stems: Vec<String> = new.iter().map(|w| stem(&w.text)).collect();
         for (word, s) in new.iter().zip(&new_stems) {
-            let Ok(at) = index.terms.binary_search_by(|t| t.term.as_str().cmp(s)) else {
+            let Some(at) = index.term_id(s) else {
                 continue;
             };
             if is_function(&word.text) {
                 continue;
             }
-            let postings = index.terms.get(at).map_or(&[][..], |t| &t.postings);
-            for &(frag, _) in postings.iter().take(MAX_FRAGMENTS) {
+            for &(frag, _) in index.postings(at).iter().take(MAX_FRAGMENTS) {
                 for group in groups(index, frag, lang) {
                     let group: Vec<Vec<String>> = group.iter().map(unit).collect();
                     for a in group.iter().filter(|u| u.contains(s)) {
@@ -546,21 +534,17 @@ fn siblings(
 /// headings under its parent heading on its page, and the first cells of each of its tables.
 fn groups(index: &Index, frag: u32, lang: Lang) -> Vec<Vec<&str>> {
     let mut res = Vec::new();
-    let Some(f) = index.fragments.get(frag as usize) else {
+    let Some(f) = index.fragment(frag) else {
         return res;
     };
-    let Some(doc) = index.docs.get(f.doc as usize).filter(|d| d.lang == lang) else {
+    let Some(doc) = index.doc_of(f).filter(|d| d.lang == lang) else {
         return res;
     };
     if let Some((own, parent)) = f.heading_path.split_last() {
-        let first = frag.saturating_sub(f.position) as usize;
+        let first = frag.saturating_sub(f.position);
         let mut group = vec![own.as_str()];
-        for g in index
-            .fragments
-            .iter()
-            .skip(first)
-            .take(doc.n_fragments as usize)
-        {
+        let end = first.saturating_add(doc.n_fragments);
+        for g in (first..end).filter_map(|i| index.fragment(i)) {
             if let Some((last, p)) = g.heading_path.split_last()
                 && p == parent
                 && !group.contains(&last.as_str())

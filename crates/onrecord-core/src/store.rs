@@ -1,0 +1,218 @@
+//! The storage seam: everything BM25, vector scoring and the answer's gates read about the corpus
+//! goes through these methods, never through the index's vectors directly.
+//!
+//! They answer from the index held in memory, whole or, for a sharded index, the part fetched
+//! so far ([`Sharding`]): the manifest's statistics and pages, and the postings and fragment
+//! shards given to it. A read a sharded index cannot answer notes the shard that holds the
+//! answer ([`crate::ShardedIndex::needed`]), so the caller fetches it and asks again; when a
+//! question's reads miss nothing, every read returned what the whole index would have, and the
+//! answer is the same.
+//! The seam is one concrete type rather than a trait: the answer path is most of the wasm
+//! module, and a trait would compile it once per store.
+
+use crate::collection::Collection;
+use crate::format::{Doc, Fragment, Index, RoutingHint, Sharding, TermPostings};
+use crate::text::Lang;
+use std::sync::atomic::Ordering;
+
+impl Index {
+    /// Number of fragments in the corpus: BM25's document count, and the range of fragment ids.
+    pub fn fragment_count(&self) -> u32 {
+        // `Index::from_bytes` and `ShardedIndex` refuse more fragments than a u32 counts.
+        match &self.sharding {
+            Some(s) => s.lengths.len() as u32,
+            None => self.fragments.len() as u32,
+        }
+    }
+
+    /// Mean number of indexed terms per fragment (BM25's average document length).
+    pub fn average_length(&self) -> f32 {
+        self.avg_fragment_terms
+    }
+
+    /// The languages of the corpus's pages, then the default language, each once.
+    pub fn langs(&self) -> Vec<Lang> {
+        // Vecs with `contains` rather than sets: a handful of languages, and each
+        // BTreeSet/BTreeMap type is separate code in the wasm module.
+        let mut langs: Vec<Lang> = Vec::new();
+        for lang in self.docs.iter().map(|d| d.lang).chain([self.default_lang]) {
+            if !langs.contains(&lang) {
+                langs.push(lang);
+            }
+        }
+        langs
+    }
+
+    /// The id of a stemmed term, when the corpus has it.
+    pub fn term_id(&self, term: &str) -> Option<usize> {
+        let found = find(&self.terms, term);
+        if let (None, Some(s)) = (found, &self.sharding) {
+            s.want_term(term);
+        }
+        found
+    }
+
+    /// A term's postings, `(fragment, term frequency)` sorted by fragment; empty for an unknown id.
+    pub fn postings(&self, term: usize) -> &[(u32, u32)] {
+        postings(&self.terms, term)
+    }
+
+    /// In how many fragments a term occurs.
+    pub fn doc_frequency(&self, term: usize) -> usize {
+        self.postings(term).len()
+    }
+
+    /// The id of a stemmed word of the routing hints, when a hint has it.
+    pub fn hint_term_id(&self, term: &str) -> Option<usize> {
+        find(&self.hint_terms, term)
+    }
+
+    /// The routing hints to private notes.
+    pub fn hints(&self) -> &[RoutingHint] {
+        &self.hints
+    }
+
+    /// A hint term's postings, `(hint, count)`; a posting's first number indexes [`Index::hints`].
+    pub fn hint_postings(&self, term: usize) -> &[(u32, u32)] {
+        postings(&self.hint_terms, term)
+    }
+
+    /// A fragment: its text, headings, sentence offsets and page.
+    pub fn fragment(&self, id: u32) -> Option<&Fragment> {
+        match &self.sharding {
+            None => self.fragments.get(id as usize),
+            Some(s) => self.fetched_fragment(s, id),
+        }
+    }
+
+    // Not inlined: the whole index's path stays one bounds check at each of the many callers.
+    #[inline(never)]
+    fn fetched_fragment(&self, s: &Sharding, id: u32) -> Option<&Fragment> {
+        match s.fragment_ids.binary_search(&id) {
+            Ok(at) => self.fragments.get(at),
+            Err(_) => {
+                s.want_fragment(id);
+                None
+            }
+        }
+    }
+
+    /// The page a fragment is on, without its text (a sharded index knows it from the
+    /// manifest).
+    pub fn page_of(&self, id: u32) -> Option<u32> {
+        match &self.sharding {
+            None => self.fragments.get(id as usize).map(|f| f.doc),
+            Some(s) => s.page_of(id),
+        }
+    }
+
+    /// A fragment's number of indexed terms (its BM25 length).
+    pub fn fragment_length(&self, id: u32) -> Option<u32> {
+        match &self.sharding {
+            Some(s) => s.lengths.get(id as usize).copied(),
+            None => self.fragments.get(id as usize).map(|f| f.n_terms),
+        }
+    }
+
+    /// A page.
+    pub fn doc(&self, id: u32) -> Option<&Doc> {
+        self.docs.get(id as usize)
+    }
+
+    /// The page a fragment belongs to.
+    pub fn doc_of(&self, fragment: &Fragment) -> Option<&Doc> {
+        self.doc(fragment.doc)
+    }
+
+    /// Number of pages.
+    pub fn doc_count(&self) -> u32 {
+        self.docs.len() as u32
+    }
+
+    /// A collection, by its index in [`Doc::collection`].
+    pub fn collection(&self, id: u32) -> Option<&Collection> {
+        self.collections.get(id as usize)
+    }
+
+    /// Whether page `doc` belongs to a decisions collection.
+    pub fn in_decisions(&self, doc: &Doc) -> bool {
+        doc.collection
+            .and_then(|c| self.collection(c))
+            .is_some_and(Collection::is_decisions)
+    }
+
+    /// Whether a lowercased word names the site or its author.
+    pub fn is_site_word(&self, word: &str) -> bool {
+        self.site_words
+            .binary_search_by(|w| w.as_str().cmp(word))
+            .is_ok()
+    }
+
+    /// The vectors' model checksum and dimensions, when the index has vectors.
+    pub fn vector_space(&self) -> Option<(u32, usize)> {
+        self.vectors
+            .as_ref()
+            .map(|v| (v.model_checksum, v.dims as usize))
+    }
+
+    /// A fragment's int8 vector and its scale.
+    pub fn vector(&self, frag: u32) -> Option<(&[i8], f32)> {
+        let vectors = self.vectors.as_ref()?;
+        let dims = vectors.dims as usize;
+        let start = (frag as usize).checked_mul(dims)?;
+        let row = vectors.data.get(start..start.checked_add(dims)?)?;
+        Some((row, *vectors.scales.get(frag as usize)?))
+    }
+}
+
+impl Sharding {
+    /// The page holding fragment `id`: the last page starting at or before it (pages without
+    /// fragments start where the next one does).
+    pub(crate) fn page_of(&self, id: u32) -> Option<u32> {
+        if id as usize >= self.lengths.len() {
+            return None;
+        }
+        let after = self.page_starts.partition_point(|&start| start <= id);
+        after.checked_sub(1).map(|p| p as u32)
+    }
+
+    /// Notes the postings shard of a term the fetched shards do not have, unless it is in.
+    #[inline(never)]
+    fn want_term(&self, term: &str) {
+        // Before the first shard's first term no shard can hold it.
+        if let Some(slot) = self
+            .postings_first
+            .partition_point(|first| first.as_str() <= term)
+            .checked_sub(1)
+        {
+            self.want(slot);
+        }
+    }
+
+    /// Notes the text shard of a fragment not fetched yet.
+    #[inline(never)]
+    fn want_fragment(&self, id: u32) {
+        if (id as usize) < self.lengths.len()
+            && let Some(slot) = self.text_first.partition_point(|&f| f <= id).checked_sub(1)
+        {
+            self.want(self.postings_first.len() + slot);
+        }
+    }
+
+    fn want(&self, slot: usize) {
+        if self.loaded.get(slot) == Some(&false)
+            && let Some(missed) = self.missed.get(slot)
+        {
+            missed.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Position of `term` in a sorted term list.
+fn find(terms: &[TermPostings], term: &str) -> Option<usize> {
+    terms.binary_search_by(|t| t.term.as_str().cmp(term)).ok()
+}
+
+fn postings(terms: &[TermPostings], id: usize) -> &[(u32, u32)] {
+    terms.get(id).map_or(&[], |t| &t.postings)
+}

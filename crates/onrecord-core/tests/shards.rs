@@ -1,0 +1,469 @@
+//! The sharded layout: golden files, on-demand answering identical to the whole index, and
+//! shards that are cut off, corrupt, of another version or of another build.
+
+use onrecord_core::{
+    AnswerConfig, Block, DecodeError, FORMAT_VERSION, HEADER_LEN, Index, IndexBuilder,
+    IndexSettings, Lang, MANIFEST_MAGIC, QueryModel, SHARD_MAGIC, ShardErrorKind, ShardSizes,
+    ShardedFiles, ShardedIndex, SourceDoc, SourceSection, VectorIndex, ask, chunk,
+    encode_query_model,
+};
+use proptest::prelude::*;
+
+mod support;
+
+/// Seven pages, two of them in German and one empty, so tiny shards make several of each kind.
+fn fixture() -> Index {
+    let page = |path: &str, title: &str, lang, sections: &[(&str, &str)]| SourceDoc {
+        path: format!("{path}.md"),
+        url: format!("/{path}/"),
+        title: title.into(),
+        lang,
+        themes: vec![],
+        collection: None,
+        sections: sections
+            .iter()
+            .map(|(heading, text)| SourceSection {
+                heading_path: vec![heading.to_string()],
+                anchor: heading.to_lowercase(),
+                blocks: vec![Block::paragraph(*text)],
+            })
+            .collect(),
+    };
+    let docs = [
+        page(
+            "returns",
+            "Returns and refunds",
+            Lang::English,
+            &[
+                (
+                    "Bikes",
+                    "You can return a bike within 30 days of delivery. Refunds arrive within 14 days.",
+                ),
+                (
+                    "Parts",
+                    "Unused parts go back within 60 days. We pay the return postage for parts.",
+                ),
+            ],
+        ),
+        // A page without fragments: pages start where the next one does.
+        page("empty", "Empty", Lang::English, &[]),
+        page(
+            "delivery",
+            "Delivery",
+            Lang::English,
+            &[
+                (
+                    "Fees",
+                    "Delivery costs EUR 95 in zone 2. Zone 1 is free of charge.",
+                ),
+                (
+                    "Times",
+                    "Bikes leave the workshop within 3 working days of assembly.",
+                ),
+            ],
+        ),
+        page(
+            "warranty",
+            "Warranty",
+            Lang::English,
+            &[(
+                "Frames",
+                "Frames carry a ten year warranty. Batteries are covered for two years or 800 charge cycles.",
+            )],
+        ),
+        page(
+            "service",
+            "Service",
+            Lang::English,
+            &[(
+                "Inspections",
+                "The first inspection after 500 km is free. Book it online or call the workshop.",
+            )],
+        ),
+        page(
+            "rueckgabe",
+            "Rückgabe",
+            Lang::German,
+            &[(
+                "Fristen",
+                "Die Erstattung kommt innerhalb von 10 Werktagen nach Eingang der Rücksendung.",
+            )],
+        ),
+        page(
+            "lieferung",
+            "Lieferung",
+            Lang::German,
+            &[(
+                "Kosten",
+                "Die Lieferung in Zone 2 kostet 95 Euro, in Zone 1 ist sie kostenlos.",
+            )],
+        ),
+    ];
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+    for doc in &docs {
+        builder.add(doc, &chunk(doc, 800));
+    }
+    let mut index = builder.finish();
+    assert_eq!(index.docs[1].n_fragments, 0);
+    let mut vectors = VectorIndex::new(0xfeed_beef, 4);
+    for i in 0..index.fragments.len() {
+        vectors.push(&[1.0, i as f32, -0.5, 0.25]);
+    }
+    index.vectors = Some(vectors);
+    index
+}
+
+/// Shards of a few terms and about one page each.
+const TINY: ShardSizes = ShardSizes {
+    postings: 120,
+    text: 100,
+    threshold: 0,
+};
+
+const HASH: [u8; 32] = [7; 32];
+
+fn files() -> ShardedFiles {
+    fixture().to_shards(HASH, TINY).unwrap()
+}
+
+fn shard<'a>(files: &'a ShardedFiles, name: &str) -> &'a [u8] {
+    &files.shards.iter().find(|(n, _)| n == name).unwrap().1
+}
+
+const QUESTIONS: [&str; 8] = [
+    "How many days do I have to return a bike?",
+    "When does my refund arrive?",
+    "What does delivery cost in zone 2?",
+    "How long is the battery warranty?",
+    "Is the first inspection free?",
+    "Wann kommt die Erstattung?",
+    "Was kostet die Lieferung?",
+    "What is the capital of France?",
+];
+
+#[test]
+fn the_fixture_makes_several_shards_of_each_kind() {
+    let files = files();
+    let count = |kind: &str| {
+        files
+            .shards
+            .iter()
+            .filter(|(n, _)| n.starts_with(kind))
+            .count()
+    };
+    assert!(count("p-") >= 3, "{:?}", files.shards.len());
+    assert!(count("t-") >= 3, "{:?}", files.shards.len());
+}
+
+#[test]
+fn the_same_index_gives_the_same_files() {
+    assert_eq!(files(), files());
+}
+
+/// Each question, fetching only what its reads miss, answers exactly as the whole index does,
+/// and no question needs every shard.
+#[test]
+fn answers_on_demand_equal_the_whole_index() {
+    let files = files();
+    let whole = fixture();
+    let config = AnswerConfig::DEFAULT;
+    for question in QUESTIONS {
+        let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+        let mut fetched = Vec::new();
+        let answer = sharded
+            .complete(
+                |index| ask(index, None, question, &config),
+                |name| {
+                    fetched.push(name.to_owned());
+                    Some(shard(&files, name).to_vec())
+                },
+            )
+            .unwrap();
+        assert_eq!(answer, ask(&whole, None, question, &config), "{question}");
+        assert!(
+            fetched.len() < files.shards.len(),
+            "{question}: {fetched:?}"
+        );
+        // A second question on the same shards fetches nothing.
+        let again = sharded
+            .complete(
+                |index| ask(index, None, question, &config),
+                |name| panic!("{question}: fetched {name} twice"),
+            )
+            .unwrap();
+        assert_eq!(again, answer);
+    }
+}
+
+/// With a query model, vector ranking and the meaning feature read the manifest's vectors:
+/// answers stay the whole index's.
+#[test]
+fn answers_with_vectors_on_demand_equal_the_whole_index() {
+    let words = [
+        "[UNK]",
+        "bike",
+        "return",
+        "refund",
+        "delivery",
+        "zone",
+        "warranty",
+        "battery",
+        "inspection",
+        "free",
+        "cost",
+        "days",
+    ];
+    let vocab: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+    let rows: Vec<(u32, Vec<f32>)> = (1..words.len() as u32)
+        .map(|i| {
+            let x = i as f32;
+            (i, vec![x.sin(), x.cos(), (x * 0.7).sin(), 1.0 / x])
+        })
+        .collect();
+    let model = QueryModel::from_bytes(&encode_query_model(&vocab, 4, &rows)).unwrap();
+    let mut whole = fixture();
+    let mut vectors = VectorIndex::new(model.checksum(), 4);
+    for f in &whole.fragments {
+        vectors.push(
+            &model
+                .embed(&f.text)
+                .unwrap_or_else(|| vec![0.5, -0.5, 0.5, -0.5]),
+        );
+    }
+    whole.vectors = Some(vectors);
+    let files = whole.to_shards(HASH, TINY).unwrap();
+    let config = AnswerConfig::DEFAULT;
+    // The model changes some answer (its vectors are read), or this test would prove nothing.
+    assert!(
+        QUESTIONS
+            .iter()
+            .any(|q| { ask(&whole, Some(&model), q, &config) != ask(&whole, None, q, &config) })
+    );
+    for question in QUESTIONS {
+        let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+        let answer = sharded
+            .complete(
+                |index| ask(index, Some(&model), question, &config),
+                |name| Some(shard(&files, name).to_vec()),
+            )
+            .unwrap();
+        assert_eq!(
+            answer,
+            ask(&whole, Some(&model), question, &config),
+            "{question}"
+        );
+    }
+}
+
+/// The first run names the postings shards of the question's words, and only those: no text
+/// is needed before retrieval has candidates.
+#[test]
+fn the_first_phase_needs_postings_only() {
+    let files = files();
+    let sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+    let _ = ask(sharded.index(), None, QUESTIONS[0], &AnswerConfig::DEFAULT);
+    let needed = sharded.needed();
+    assert!(!needed.is_empty());
+    assert!(needed.iter().all(|n| n.starts_with("p-")), "{needed:?}");
+    assert!(sharded.needed().is_empty(), "needed() drains");
+}
+
+#[test]
+fn a_shard_that_cannot_be_fetched_is_named() {
+    let files = files();
+    let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+    let err = sharded
+        .complete(
+            |index| ask(index, None, QUESTIONS[0], &AnswerConfig::DEFAULT),
+            |_| None,
+        )
+        .unwrap_err();
+    assert_eq!(err.kind, ShardErrorKind::Unavailable);
+    assert!(err.to_string().contains(&err.name), "{err}");
+    assert!(err.to_string().contains("offline"), "{err}");
+}
+
+/// The committed golden files for this version must equal what the fixture writes now.
+/// Refresh with `UPDATE_GOLDEN=1 cargo test -p onrecord-core --test shards` after bumping
+/// FORMAT_VERSION.
+#[test]
+fn golden_files_of_this_version_match() {
+    let dir = format!(
+        "{}/tests/data/sharded_v{FORMAT_VERSION}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let files = files();
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(format!("{dir}/manifest.onr"), &files.manifest).unwrap();
+        for (name, bytes) in &files.shards {
+            std::fs::write(format!("{dir}/{name}"), bytes).unwrap();
+        }
+    }
+    let golden = std::fs::read(format!("{dir}/manifest.onr"))
+        .expect("golden sharded files for the current FORMAT_VERSION are committed");
+    assert_eq!(
+        golden, files.manifest,
+        "format changed: bump FORMAT_VERSION and add golden files"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n != "manifest.onr")
+        .collect();
+    names.sort();
+    let mut expected: Vec<String> = files.shards.iter().map(|(n, _)| n.clone()).collect();
+    expected.sort();
+    assert_eq!(names, expected);
+    let mut sharded = ShardedIndex::from_manifest(&golden).unwrap();
+    for (name, bytes) in &files.shards {
+        let committed = std::fs::read(format!("{dir}/{name}")).unwrap();
+        assert_eq!(&committed, bytes, "{name}");
+        sharded.add_shard(name, &committed).unwrap();
+    }
+}
+
+/// With every shard in, the sharded index holds what the whole index holds.
+#[test]
+fn every_shard_in_gives_the_whole_index_back() {
+    let files = files();
+    let whole = fixture();
+    let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+    // In reverse order: shards may come in any order.
+    for (name, bytes) in files.shards.iter().rev() {
+        sharded.add_shard(name, bytes).unwrap();
+    }
+    let index = sharded.index();
+    assert_eq!(index.fragments, whole.fragments);
+    assert_eq!(index.terms, whole.terms);
+    assert_eq!(index.docs, whole.docs);
+    assert_eq!(index.vectors, whole.vectors);
+}
+
+#[test]
+fn a_manifest_is_not_an_index_nor_the_reverse() {
+    let files = files();
+    assert_eq!(
+        Index::from_bytes(&files.manifest).unwrap_err(),
+        DecodeError::BadMagic
+    );
+    let index = fixture().to_bytes(HASH).unwrap();
+    let err = ShardedIndex::from_manifest(&index).unwrap_err();
+    assert_eq!(err.kind(), &DecodeError::BadMagic);
+    assert_eq!(
+        err.to_string(),
+        "not an onrecord index manifest (bad magic bytes)"
+    );
+}
+
+#[test]
+fn every_truncation_and_bit_flip_of_the_manifest_is_an_error() {
+    let bytes = files().manifest;
+    for len in 0..bytes.len() {
+        assert!(ShardedIndex::from_manifest(&bytes[..len]).is_err(), "{len}");
+    }
+    for i in 0..bytes.len() * 8 {
+        let mut b = bytes.clone();
+        b[i / 8] ^= 1 << (i % 8);
+        assert!(ShardedIndex::from_manifest(&b).is_err(), "bit {i}");
+    }
+}
+
+#[test]
+fn shards_of_another_version_are_refused_by_name() {
+    let files = files();
+    let (name, bytes) = &files.shards[0];
+    let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+    let mut old = bytes.clone();
+    old[8..12].copy_from_slice(&(FORMAT_VERSION - 1).to_le_bytes());
+    let err = sharded.add_shard(name, &old).unwrap_err();
+    assert_eq!(
+        err.kind,
+        ShardErrorKind::Decode(DecodeError::UnsupportedVersion {
+            found: FORMAT_VERSION - 1,
+            supported: FORMAT_VERSION
+        })
+    );
+    assert!(err.to_string().contains(name.as_str()), "{err}");
+    assert!(err.to_string().contains("version"), "{err}");
+}
+
+#[test]
+fn truncated_and_corrupt_shards_are_refused_by_name() {
+    let files = files();
+    let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+    for (name, bytes) in &files.shards {
+        for len in 0..bytes.len() {
+            let err = sharded.add_shard(name, &bytes[..len]).unwrap_err();
+            let expected_kind = if len < HEADER_LEN {
+                matches!(
+                    err.kind,
+                    ShardErrorKind::Decode(DecodeError::TooShort { .. })
+                )
+            } else {
+                matches!(
+                    err.kind,
+                    ShardErrorKind::Decode(DecodeError::Truncated { .. })
+                )
+            };
+            assert!(expected_kind, "{name} cut to {len}: {err}");
+            assert!(err.to_string().contains(name.as_str()));
+        }
+        for i in 0..bytes.len() * 8 {
+            let mut b = bytes.clone();
+            b[i / 8] ^= 1 << (i % 8);
+            let err = sharded.add_shard(name, &b).unwrap_err();
+            assert!(err.to_string().contains(name.as_str()), "bit {i}: {err}");
+        }
+    }
+    // None of it was taken: every shard still goes in.
+    for (name, bytes) in &files.shards {
+        sharded.add_shard(name, bytes).unwrap();
+    }
+}
+
+/// A shard of another build (another corpus hash) is refused, even under a name the manifest
+/// lists; so is a shard of this build under another shard's name, and a name not listed.
+#[test]
+fn shards_of_another_build_or_place_are_refused_by_name() {
+    let files = files();
+    let other = fixture().to_shards([8; 32], TINY).unwrap();
+    let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+    let (name, _) = &files.shards[0];
+    let (_, foreign) = &other.shards[0];
+    let err = sharded.add_shard(name, foreign).unwrap_err();
+    assert_eq!(err.kind, ShardErrorKind::OtherBuild);
+    assert!(err.to_string().contains(name.as_str()), "{err}");
+    assert!(err.to_string().contains("another build"), "{err}");
+
+    let (second, second_bytes) = &files.shards[1];
+    let err = sharded.add_shard(name, second_bytes).unwrap_err();
+    assert_eq!(err.kind, ShardErrorKind::NotTheListedShard, "{second}");
+
+    let err = sharded
+        .add_shard("p-00000000.onr", second_bytes)
+        .unwrap_err();
+    assert_eq!(err.kind, ShardErrorKind::NotInManifest);
+    assert!(err.to_string().contains("p-00000000.onr"), "{err}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    /// Arbitrary bytes never panic as a manifest or a shard, bare or as the payload behind a
+    /// valid header (so postcard decodes them).
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+        let files = files();
+        let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+        for magic in [MANIFEST_MAGIC, SHARD_MAGIC] {
+            let framed = support::frame::framed(&magic, HASH, &bytes);
+            let _ = ShardedIndex::from_manifest(&bytes);
+            let _ = ShardedIndex::from_manifest(&framed);
+            for (name, _) in &files.shards {
+                let _ = sharded.add_shard(name, &bytes);
+                let _ = sharded.add_shard(name, &framed);
+            }
+        }
+    }
+}
