@@ -315,7 +315,10 @@ fn main() -> Result<()> {
         }
         pooled.push(vectors);
     }
-    replicated(&mut md, &pooled, &pooled_queries, &methods)?;
+    let together: usize = pooled.iter().map(|v| v.scales.len()).sum();
+    for size in [together, REPLICATED] {
+        replicated(&mut md, &pooled, &pooled_queries, &methods, size)?;
+    }
     print!("{md}");
     if let Some(path) = markdown_out {
         std::fs::write(&path, &md).with_context(|| format!("cannot write {}", path.display()))?;
@@ -323,13 +326,14 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// The pooled vectors copied with noise up to [`REPLICATED`] fragments: agreement, bytes and
-/// the median time of one question's vector search, native, single thread.
+/// The pooled vectors (copied with noise up to `size` fragments, when that is more): agreement,
+/// bytes and the median time of one question's vector search, native, single thread.
 fn replicated(
     md: &mut String,
     pooled: &[VectorIndex],
     queries: &[Vec<f32>],
     methods: &[Method],
+    size: usize,
 ) -> Result<()> {
     let first = pooled.first().context("no corpus")?;
     let dims = first.dims as usize;
@@ -351,7 +355,7 @@ fn replicated(
             .sum::<f32>()
             * 3f32.sqrt()
     };
-    for i in 0..REPLICATED {
+    for i in 0..size {
         let (row, scale) = originals[i % originals.len()];
         let copy = i >= originals.len();
         let v: Vec<f32> = row
@@ -360,14 +364,14 @@ fn replicated(
             .collect();
         big.push(&v);
     }
-    eprintln!("training IVF on {REPLICATED} replicated vectors ...");
+    eprintln!("training IVF on {size} pooled vectors ...");
     let started = Instant::now();
     let layer = Layer::new(big);
     let train_secs = started.elapsed().as_secs_f64();
     writeln!(
         md,
-        "\nReplicated: the {} fragment vectors of all corpora, copied with N(0, {NOISE}²) noise per \
-         dimension up to {REPLICATED} fragments; queries: the {} questions with a vector; IVF \
+        "\nPooled: the {} fragment vectors of all corpora in one index, copied with N(0, {NOISE}²) \
+         noise per dimension up to {size} fragments; queries: the {} questions with a vector; IVF \
          training (k-means, {} lists) took {train_secs:.1} s. Time: median of one question's \
          vector search (native, one thread, {} repetitions of every query).\n",
         originals.len(),
