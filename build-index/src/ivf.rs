@@ -2,7 +2,8 @@
 //! lists nearest to it instead of every vector (the search side is `onrecord_core::ann`).
 //!
 //! Deterministic: the same vectors, list count and seed give the same centroids and lists
-//! (one fixed pseudo-random sequence, no threads, ties to the lower list).
+//! (one fixed pseudo-random sequence for the sample and the k-means++ seeding, no threads,
+//! ties to the lower list).
 
 use onrecord_core::VectorIndex;
 use onrecord_core::ann::{IvfList, Rows};
@@ -62,12 +63,14 @@ pub fn train(vectors: &VectorIndex, n_lists: usize, seed: u64) -> Ivf {
             |(row, scale)| row.iter().map(|&v| f32::from(v) * scale).collect(),
         )
     };
+    let mut random = SplitMix(seed);
     let mut order: Vec<usize> = (0..n).collect();
-    shuffle(&mut order, seed);
+    for i in (1..order.len()).rev() {
+        order.swap(i, random.below(i + 1));
+    }
     order.truncate(SAMPLE_PER_LIST.saturating_mul(k).max(k));
     let sample: Vec<Vec<f32>> = order.iter().map(|&i| point(i)).collect();
-    // The first k of the shuffled sample start as centroids.
-    let mut centroids: Vec<Vec<f32>> = sample[..k].to_vec();
+    let mut centroids = seeds(&sample, k, &mut random);
     for _ in 0..ROUNDS {
         let mut sums = vec![vec![0f32; dims]; k];
         let mut counts = vec![0usize; k];
@@ -118,19 +121,80 @@ fn unit(v: &mut [f32]) -> Option<()> {
     (norm > 0.0 && norm.is_finite()).then(|| v.iter_mut().for_each(|x| *x /= norm))
 }
 
-/// Fisher–Yates with splitmix64: the same order for the same seed on every platform.
-fn shuffle(items: &mut [usize], seed: u64) {
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
+/// k-means++ seeding: each next centroid is a sample point drawn with probability
+/// proportional to its squared distance from the nearest one chosen, so separated clusters
+/// each get one (random starts often put two in one cluster and none in another).
+fn seeds(sample: &[Vec<f32>], k: usize, random: &mut SplitMix) -> Vec<Vec<f32>> {
+    let Some(first) = sample.first() else {
+        return Vec::new();
+    };
+    let distance = |a: &[f32], b: &[f32]| -> f64 {
+        a.iter().zip(b).map(|(x, y)| f64::from(x - y).powi(2)).sum()
+    };
+    let mut centroids = vec![first.clone()];
+    let mut nearest_d: Vec<f64> = sample.iter().map(|p| distance(first, p)).collect();
+    // Greedy k-means++ (as scikit-learn does): of a few drawn candidates, keep the one that
+    // leaves the points closest to their centroids.
+    let tries = 2 + (k as f64).ln().floor() as usize;
+    while centroids.len() < k {
+        let total: f64 = nearest_d.iter().sum();
+        if total <= 0.0 {
+            // Every point is already a centroid's copy: take the next one in sample order.
+            let Some(next) = sample.get(centroids.len()) else {
+                break;
+            };
+            centroids.push(next.clone());
+            continue;
+        }
+        let mut best: Option<(f64, Vec<f64>, usize)> = None;
+        for _ in 0..tries {
+            let mut left = random.unit() * total;
+            let pick = nearest_d
+                .iter()
+                .position(|&d| {
+                    left -= d;
+                    left < 0.0
+                })
+                .unwrap_or(sample.len() - 1);
+            let d: Vec<f64> = nearest_d
+                .iter()
+                .zip(sample)
+                .map(|(&d, p)| d.min(distance(&sample[pick], p)))
+                .collect();
+            let potential: f64 = d.iter().sum();
+            if best.as_ref().is_none_or(|b| potential < b.0) {
+                best = Some((potential, d, pick));
+            }
+        }
+        let Some((_, d, pick)) = best else {
+            break;
+        };
+        nearest_d = d;
+        centroids.push(sample[pick].clone());
+    }
+    centroids
+}
+
+/// splitmix64: the same sequence for the same seed on every platform.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
-    };
-    for i in (1..items.len()).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        items.swap(i, j);
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// A number in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
@@ -167,9 +231,11 @@ mod tests {
         ids.sort_unstable();
         assert_eq!(ids, (0..500).collect::<Vec<u32>>());
         // Separated clusters are found whatever the seed: each list is one cluster.
-        for list in &train(&vi, 6, 7).lists {
-            let cluster = list.ids[0] % 6;
-            assert!(list.ids.iter().all(|i| i % 6 == cluster), "{:?}", list.ids);
+        for seed in 0..8 {
+            for list in &train(&vi, 6, seed).lists {
+                let cluster = list.ids[0] % 6;
+                assert!(list.ids.iter().all(|i| i % 6 == cluster), "seed {seed}");
+            }
         }
     }
 
