@@ -8,6 +8,7 @@
 mod adapt;
 mod config;
 mod embed;
+pub mod ivf;
 mod scale;
 
 use std::collections::BTreeMap;

@@ -40,6 +40,7 @@
 // The core never panics on input: no unwrap or expect outside tests.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod ann;
 mod answer;
 mod bm25;
 mod chunk;

@@ -1,0 +1,399 @@
+//! Approximate vector search, for indexes too large for a question to fetch every vector.
+//!
+//! Two ways to score only a few fragments exactly, both over int8 rows as the index stores them
+//! (one scale per row, score = scale × Σ row·query, the same arithmetic as brute force):
+//!
+//! - **IVF**: fragments are grouped into lists around centroids (trained at build time by
+//!   `build-index`); a question scores the centroids, fetches the `probes` nearest lists and
+//!   scores their members exactly ([`nearest_lists`], then [`search_lists`]).
+//! - **Binary codes**: one sign bit per dimension; a question ranks every code by Hamming
+//!   distance to its own signs, then scores the best `m` exactly ([`hamming_candidates`], then
+//!   [`rescore`]).
+//!
+//! Ties rank by fragment id, as brute force does, so probing every list (or rescoring every
+//! fragment) gives brute force's ranking exactly.
+
+use crate::Hit;
+
+/// Int8 rows with one scale each: `scales.len()` rows of `dims` values.
+#[derive(Debug, Clone, Copy)]
+pub struct Rows<'a> {
+    /// Values per row.
+    pub dims: usize,
+    /// One scale per row.
+    pub scales: &'a [f32],
+    /// `scales.len() × dims` values, row by row.
+    pub data: &'a [i8],
+}
+
+impl<'a> Rows<'a> {
+    /// How many whole rows there are (a short tail or missing scales count as no row).
+    pub fn len(&self) -> usize {
+        match self.data.len().checked_div(self.dims) {
+            Some(n) => n.min(self.scales.len()),
+            None => 0,
+        }
+    }
+
+    /// Whether there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `i` and its scale.
+    pub fn row(&self, i: usize) -> Option<(&'a [i8], f32)> {
+        let start = i.checked_mul(self.dims)?;
+        let row = self.data.get(start..start.checked_add(self.dims)?)?;
+        Some((row, *self.scales.get(i)?))
+    }
+
+    /// Cosine of row `i` with the unit vector `query` (the score brute force gives it).
+    pub fn score(&self, i: usize, query: &[f32]) -> Option<f32> {
+        let (row, scale) = self.row(i)?;
+        (query.len() == self.dims).then(|| dot(row, query) * scale)
+    }
+}
+
+/// One IVF list: the fragment ids of its members and their rows, in the same order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct IvfList {
+    /// Fragment ids, one per row.
+    pub ids: Vec<u32>,
+    /// One scale per member.
+    pub scales: Vec<f32>,
+    /// The members' int8 values, row by row.
+    pub data: Vec<i8>,
+}
+
+impl IvfList {
+    /// The members' rows, `dims` values each.
+    pub fn rows(&self, dims: usize) -> Rows<'_> {
+        Rows {
+            dims,
+            scales: &self.scales,
+            data: &self.data,
+        }
+    }
+}
+
+/// The `probes` lists whose centroids are nearest (highest cosine) to `query`, nearest first:
+/// the lists a question fetches.
+pub fn nearest_lists(centroids: Rows<'_>, query: &[f32], probes: usize) -> Vec<u32> {
+    let scored: Vec<Hit> = (0..centroids.len())
+        .filter_map(|i| {
+            Some(Hit {
+                fragment: i as u32,
+                score: centroids.score(i, query)?,
+            })
+        })
+        .collect();
+    top(scored, probes)
+        .into_iter()
+        .map(|h| h.fragment)
+        .collect()
+}
+
+/// Scores every member of `lists` exactly and returns the best `k`, as brute force over those
+/// members would rank them.
+pub fn search_lists(lists: &[&IvfList], dims: usize, query: &[f32], k: usize) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    for list in lists {
+        let rows = list.rows(dims);
+        for (i, &fragment) in list.ids.iter().enumerate() {
+            if let Some(score) = rows.score(i, query) {
+                hits.push(Hit { fragment, score });
+            }
+        }
+    }
+    top(hits, k)
+}
+
+/// IVF search in one call: probe the `probes` nearest lists of `centroids` (list `i` is
+/// `lists[i]`) and score their members exactly.
+pub fn ivf_search(
+    centroids: Rows<'_>,
+    lists: &[IvfList],
+    query: &[f32],
+    probes: usize,
+    k: usize,
+) -> Vec<Hit> {
+    let probed: Vec<&IvfList> = nearest_lists(centroids, query, probes)
+        .into_iter()
+        .filter_map(|l| lists.get(l as usize))
+        .collect();
+    search_lists(&probed, centroids.dims, query, k)
+}
+
+/// 64-bit words per binary code of `dims` dimensions.
+pub fn code_words(dims: usize) -> usize {
+    dims.div_ceil(64)
+}
+
+/// The sign bits of `values` (bit `j` set when value `j` is positive), packed into
+/// [`code_words`] words.
+pub fn sign_code<T: Copy + Into<f32>>(values: &[T]) -> Vec<u64> {
+    let mut code = vec![0u64; code_words(values.len())];
+    for (j, &v) in values.iter().enumerate() {
+        if v.into() > 0.0 {
+            code[j / 64] |= 1 << (j % 64);
+        }
+    }
+    code
+}
+
+/// Every row's sign code, concatenated ([`code_words`] words a row).
+pub fn sign_codes(rows: Rows<'_>) -> Vec<u64> {
+    (0..rows.len())
+        .filter_map(|i| rows.row(i))
+        .flat_map(|(row, _)| sign_code(row))
+        .collect()
+}
+
+/// The `m` rows whose codes are nearest `query`'s sign code in Hamming distance, ties by row
+/// order: the candidates to rescore.
+pub fn hamming_candidates(codes: &[u64], dims: usize, query: &[f32], m: usize) -> Vec<u32> {
+    let words = code_words(dims);
+    if words == 0 || query.len() != dims {
+        return Vec::new();
+    }
+    let q = sign_code(query);
+    let scored: Vec<Hit> = codes
+        .chunks_exact(words)
+        .enumerate()
+        .map(|(i, code)| {
+            let distance: u32 = code.iter().zip(&q).map(|(a, b)| (a ^ b).count_ones()).sum();
+            Hit {
+                fragment: i as u32,
+                // Fewer differing bits rank higher.
+                score: -(distance as f32),
+            }
+        })
+        .collect();
+    top(scored, m).into_iter().map(|h| h.fragment).collect()
+}
+
+/// Scores the `candidates` rows of `rows` exactly and returns the best `k`.
+pub fn rescore(rows: Rows<'_>, candidates: &[u32], query: &[f32], k: usize) -> Vec<Hit> {
+    let hits = candidates
+        .iter()
+        .filter_map(|&fragment| {
+            Some(Hit {
+                fragment,
+                score: rows.score(fragment as usize, query)?,
+            })
+        })
+        .collect();
+    top(hits, k)
+}
+
+/// Brute force over `rows`: what the approximate searches are measured against.
+pub fn exact_search(rows: Rows<'_>, query: &[f32], k: usize) -> Vec<Hit> {
+    let all: Vec<u32> = (0..rows.len() as u32).collect();
+    rescore(rows, &all, query, k)
+}
+
+fn dot(row: &[i8], query: &[f32]) -> f32 {
+    row.iter().zip(query).map(|(&v, q)| f32::from(v) * q).sum()
+}
+
+/// The best `k` hits: highest score first, ties by fragment id (the order brute force uses).
+fn top(mut hits: Vec<Hit>, k: usize) -> Vec<Hit> {
+    let order = |a: &Hit, b: &Hit| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.fragment.cmp(&b.fragment))
+    };
+    // Select the best k first: a linear pass, then only they are sorted.
+    if k < hits.len() {
+        hits.select_nth_unstable_by(k, order);
+        hits.truncate(k);
+    }
+    hits.sort_unstable_by(order);
+    hits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vector::VectorIndex;
+    use proptest::prelude::*;
+
+    /// A deterministic pseudo-random unit-ish vector.
+    fn vector(seed: u64, dims: usize) -> Vec<f32> {
+        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..dims)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s % 2001) as f32 / 1000.0 - 1.0
+            })
+            .collect()
+    }
+
+    fn unit(mut v: Vec<f32>) -> Vec<f32> {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|x| *x /= n);
+        v
+    }
+
+    fn vectors(n: usize, dims: usize) -> VectorIndex {
+        let mut vi = VectorIndex::new(0, dims as u32);
+        for i in 0..n {
+            vi.push(&vector(i as u64 + 1, dims));
+        }
+        vi
+    }
+
+    fn rows(vi: &VectorIndex) -> Rows<'_> {
+        Rows {
+            dims: vi.dims as usize,
+            scales: &vi.scales,
+            data: &vi.data,
+        }
+    }
+
+    /// Splits `vi` into lists by `assign` and gathers each list's rows.
+    fn lists(vi: &VectorIndex, n_lists: usize, assign: impl Fn(usize) -> usize) -> Vec<IvfList> {
+        let dims = vi.dims as usize;
+        let mut lists = vec![IvfList::default(); n_lists];
+        for i in 0..vi.scales.len() {
+            let l = &mut lists[assign(i)];
+            l.ids.push(i as u32);
+            l.scales.push(vi.scales[i]);
+            l.data.extend_from_slice(&vi.data[i * dims..(i + 1) * dims]);
+        }
+        lists
+    }
+
+    /// Brute force written out as `vector::search_vectors` computes it: every row scored,
+    /// sorted by score, ties by fragment id.
+    fn brute(vi: &VectorIndex, query: &[f32], k: usize) -> Vec<Hit> {
+        let dims = vi.dims as usize;
+        let mut hits: Vec<Hit> = vi
+            .data
+            .chunks_exact(dims)
+            .zip(&vi.scales)
+            .enumerate()
+            .map(|(i, (row, scale))| Hit {
+                fragment: i as u32,
+                score: row
+                    .iter()
+                    .zip(query)
+                    .map(|(&v, q)| f32::from(v) * q)
+                    .sum::<f32>()
+                    * scale,
+            })
+            .collect();
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.fragment.cmp(&b.fragment))
+        });
+        hits.truncate(k);
+        hits
+    }
+
+    #[test]
+    fn ivf_with_every_list_probed_is_brute_force() {
+        let vi = vectors(300, 24);
+        let centroids = vectors(7, 24);
+        // Members go anywhere: with every list probed the assignment cannot matter.
+        let lists = lists(&vi, 7, |i| (i * 5) % 7);
+        for q in 0..20 {
+            let query = unit(vector(1000 + q, 24));
+            let approx = ivf_search(rows(&centroids), &lists, &query, 7, 50);
+            assert_eq!(approx, brute(&vi, &query, 50), "query {q}");
+        }
+    }
+
+    #[test]
+    fn ivf_probes_the_nearest_lists_only() {
+        // Two lists around opposite centroids: a query nearer the first finds only its members,
+        // though a member of the second (put there by hand) is nearer still.
+        let mut centroids = VectorIndex::new(0, 2);
+        centroids.push(&[1.0, 0.0]);
+        centroids.push(&[-1.0, 0.0]);
+        let mut vi = VectorIndex::new(0, 2);
+        for v in [[1.0, 0.0], [1.0, -0.5], [-1.0, 0.0], [-0.1, 1.0]] {
+            vi.push(&v);
+        }
+        let lists = lists(&vi, 2, |i| i / 2);
+        let query = unit(vec![0.5, 1.0]);
+        assert_eq!(nearest_lists(rows(&centroids), &query, 1), vec![0]);
+        let hits = ivf_search(rows(&centroids), &lists, &query, 1, 10);
+        let ids: Vec<u32> = hits.iter().map(|h| h.fragment).collect();
+        assert_eq!(ids, vec![0, 1]);
+        // Brute force ranks a member of the unprobed list first: IVF is approximate.
+        assert_eq!(brute(&vi, &query, 1)[0].fragment, 3);
+    }
+
+    #[test]
+    fn binary_with_every_candidate_rescored_is_brute_force() {
+        let vi = vectors(300, 70);
+        let codes = sign_codes(rows(&vi));
+        assert_eq!(codes.len(), 300 * 2);
+        for q in 0..20 {
+            let query = unit(vector(2000 + q, 70));
+            let candidates = hamming_candidates(&codes, 70, &query, 300);
+            assert_eq!(candidates.len(), 300);
+            let approx = rescore(rows(&vi), &candidates, &query, 50);
+            assert_eq!(approx, brute(&vi, &query, 50), "query {q}");
+        }
+    }
+
+    #[test]
+    fn hamming_ranks_by_differing_signs() {
+        let mut vi = VectorIndex::new(0, 3);
+        for v in [[-1.0, -1.0, -1.0], [1.0, 1.0, -1.0], [1.0, 1.0, 1.0]] {
+            vi.push(&v);
+        }
+        let codes = sign_codes(rows(&vi));
+        assert_eq!(codes, vec![0b000, 0b011, 0b111]);
+        let query = unit(vec![0.5, 0.5, 0.5]);
+        assert_eq!(hamming_candidates(&codes, 3, &query, 3), vec![2, 1, 0]);
+        assert_eq!(hamming_candidates(&codes, 3, &query, 1), vec![2]);
+    }
+
+    #[test]
+    fn empty_and_mismatched_inputs_give_nothing() {
+        let empty = Rows {
+            dims: 0,
+            scales: &[],
+            data: &[],
+        };
+        assert!(empty.is_empty());
+        assert!(nearest_lists(empty, &[1.0], 3).is_empty());
+        assert!(ivf_search(empty, &[], &[], 3, 10).is_empty());
+        assert!(hamming_candidates(&[], 0, &[], 5).is_empty());
+        assert!(exact_search(empty, &[], 5).is_empty());
+        let vi = vectors(5, 4);
+        // A query of the wrong length, candidates out of range, k = 0, lists that do not exist.
+        assert!(exact_search(rows(&vi), &[1.0, 0.0], 5).is_empty());
+        assert!(rescore(rows(&vi), &[9, 100], &[0.5; 4], 5).is_empty());
+        assert!(exact_search(rows(&vi), &[0.5; 4], 0).is_empty());
+        assert!(ivf_search(rows(&vi), &[], &[0.5; 4], 5, 5).is_empty());
+        assert!(hamming_candidates(&[1, 2, 3], 4, &[0.5; 3], 5).is_empty());
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_rows_never_panic(
+            dims in 0usize..9,
+            scales in prop::collection::vec(-2.0f32..2.0, 0..12),
+            data in prop::collection::vec(any::<i8>(), 0..80),
+            ids in prop::collection::vec(any::<u32>(), 0..12),
+            query in prop::collection::vec(-1.0f32..1.0, 0..9),
+            k in 0usize..20,
+        ) {
+            let rows = Rows { dims, scales: &scales, data: &data };
+            let _ = nearest_lists(rows, &query, k);
+            let _ = exact_search(rows, &query, k);
+            let _ = rescore(rows, &ids, &query, k);
+            let list = IvfList { ids: ids.clone(), scales: scales.clone(), data: data.clone() };
+            let _ = ivf_search(rows, &[list], &query, k, k);
+            let codes = sign_codes(rows);
+            let _ = hamming_candidates(&codes, dims, &query, k);
+        }
+    }
+}
