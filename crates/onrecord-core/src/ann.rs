@@ -215,7 +215,7 @@ fn top(mut hits: Vec<Hit>, k: usize) -> Vec<Hit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vector::VectorIndex;
+    use crate::format::VectorIndex;
     use proptest::prelude::*;
 
     /// A deterministic pseudo-random unit-ish vector.

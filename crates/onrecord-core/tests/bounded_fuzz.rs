@@ -6,9 +6,9 @@
 mod support;
 
 use onrecord_core::{
-    AnswerConfig, Block, BlockKind, FORMAT_VERSION, HEADER_LEN, Index, IndexBuilder, IndexSettings,
-    Lang, PlainFile, QueryModel, SourceDoc, SourceSection, VectorIndex, ask, chunk,
-    encode_query_model, index_documents,
+    AnswerConfig, Block, BlockKind, HEADER_LEN, Index, IndexBuilder, IndexSettings, Lang,
+    PlainFile, QueryModel, SourceDoc, SourceSection, VectorIndex, ask, chunk, encode_query_model,
+    index_documents,
 };
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -141,16 +141,7 @@ fn ask_everything(index: &Index, model: Option<&QueryModel>) {
 /// Index bytes around `payload` with its length and checksum recomputed, so edits reach the
 /// decoder instead of stopping at the checksum.
 fn with_header(payload: &[u8]) -> Vec<u8> {
-    let mut out = b"ONRINDEX".to_vec();
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&[0; 32]);
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    let mut hasher = crc32fast::Hasher::new();
-    hasher.update(&out);
-    hasher.update(payload);
-    out.extend_from_slice(&hasher.finalize().to_le_bytes());
-    out.extend_from_slice(payload);
-    out
+    support::frame::framed(b"ONRINDEX", [0; 32], payload)
 }
 
 /// A byte-level edit.
