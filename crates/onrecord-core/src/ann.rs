@@ -13,7 +13,8 @@
 //! Ties rank by fragment id, as brute force does, so probing every list (or rescoring every
 //! fragment) gives brute force's ranking exactly.
 
-use crate::Hit;
+use crate::bm25::{Hit, best_k};
+use crate::vector::dot;
 
 /// Int8 rows with one scale each: `scales.len()` rows of `dims` values.
 #[derive(Debug, Clone, Copy)]
@@ -87,7 +88,7 @@ pub fn nearest_lists(centroids: Rows<'_>, query: &[f32], probes: usize) -> Vec<u
             })
         })
         .collect();
-    top(scored, probes)
+    best_k(scored, probes)
         .into_iter()
         .map(|h| h.fragment)
         .collect()
@@ -105,7 +106,7 @@ pub fn search_lists(lists: &[&IvfList], dims: usize, query: &[f32], k: usize) ->
             }
         }
     }
-    top(hits, k)
+    best_k(hits, k)
 }
 
 /// IVF search in one call: probe the `probes` nearest lists of `centroids` (list `i` is
@@ -169,7 +170,7 @@ pub fn hamming_candidates(codes: &[u64], dims: usize, query: &[f32], m: usize) -
             }
         })
         .collect();
-    top(scored, m).into_iter().map(|h| h.fragment).collect()
+    best_k(scored, m).into_iter().map(|h| h.fragment).collect()
 }
 
 /// Scores the `candidates` rows of `rows` exactly and returns the best `k`.
@@ -183,33 +184,13 @@ pub fn rescore(rows: Rows<'_>, candidates: &[u32], query: &[f32], k: usize) -> V
             })
         })
         .collect();
-    top(hits, k)
+    best_k(hits, k)
 }
 
 /// Brute force over `rows`: what the approximate searches are measured against.
 pub fn exact_search(rows: Rows<'_>, query: &[f32], k: usize) -> Vec<Hit> {
     let all: Vec<u32> = (0..rows.len() as u32).collect();
     rescore(rows, &all, query, k)
-}
-
-fn dot(row: &[i8], query: &[f32]) -> f32 {
-    row.iter().zip(query).map(|(&v, q)| f32::from(v) * q).sum()
-}
-
-/// The best `k` hits: highest score first, ties by fragment id (the order brute force uses).
-fn top(mut hits: Vec<Hit>, k: usize) -> Vec<Hit> {
-    let order = |a: &Hit, b: &Hit| {
-        b.score
-            .total_cmp(&a.score)
-            .then(a.fragment.cmp(&b.fragment))
-    };
-    // Select the best k first: a linear pass, then only they are sorted.
-    if k < hits.len() {
-        hits.select_nth_unstable_by(k, order);
-        hits.truncate(k);
-    }
-    hits.sort_unstable_by(order);
-    hits
 }
 
 #[cfg(test)]

@@ -287,7 +287,8 @@ pub(crate) fn similarity(index: &Index, frag: u32, query: &[f32]) -> Option<f32>
     (query.len() == row.len()).then(|| dot(row, query) * scale)
 }
 
-fn dot(row: &[i8], query: &[f32]) -> f32 {
+/// Σ row·query: a row's cosine with a unit query before its scale (shared with `ann.rs`).
+pub(crate) fn dot(row: &[i8], query: &[f32]) -> f32 {
     row.iter().zip(query).map(|(&v, q)| f32::from(v) * q).sum()
 }
 
