@@ -24,6 +24,8 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use onrecord_core::{Index, QueryModel, encode_query_model_rows, quantize_row};
 
+use crate::random::SplitMix;
+
 /// The adaptation knobs (chosen on the fit corpora's dev halves; see the eval's `--adapt`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Adapt {
@@ -297,15 +299,14 @@ fn train(
     let mut v = vec![0f32; table.len()];
     let mut grad = vec![0f32; table.len()];
     let mut touched = vec![false; table.len() / dims.max(1)];
-    let mut rng = knobs.seed;
+    let mut rng = SplitMix(knobs.seed);
     let mut order: Vec<usize> = (0..samples.len()).collect();
     let mut step = 0i32;
     let batch = knobs.batch.max(2);
     for _ in 0..knobs.epochs {
-        // Fisher–Yates with splitmix64: the same seed gives the same order everywhere.
+        // Fisher–Yates, seeded: the same seed gives the same order everywhere.
         for i in (1..order.len()).rev() {
-            let j = (splitmix64(&mut rng) % (i as u64 + 1)) as usize;
-            order.swap(i, j);
+            order.swap(i, rng.below(i + 1));
         }
         for chunk in order.chunks(batch) {
             let qs: Vec<(Vec<f32>, f32)> = chunk
@@ -319,7 +320,7 @@ fn train(
             } else {
                 let mut c: Vec<usize> = chunk.iter().map(|&i| samples[i].1).collect();
                 while c.len() < MAX_NEGATIVES {
-                    c.push((splitmix64(&mut rng) % targets.len() as u64) as usize);
+                    c.push(rng.below(targets.len()));
                 }
                 c.sort_unstable();
                 c.dedup();
@@ -428,14 +429,6 @@ fn site_gradient(
     }
 }
 
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -445,14 +438,5 @@ mod tests {
         assert_eq!(grid_of(&[row(vec![0, 32, -64, 127, -127])]), 32);
         assert_eq!(grid_of(&[row(vec![0, 32, -64]), row(vec![16])]), 16);
         assert_eq!(grid_of(&[row(vec![3, 127])]), 1);
-    }
-
-    #[test]
-    fn the_shuffle_is_seeded() {
-        let (mut a, mut b) = (7u64, 7u64);
-        let x: Vec<u64> = (0..4).map(|_| splitmix64(&mut a)).collect();
-        let y: Vec<u64> = (0..4).map(|_| splitmix64(&mut b)).collect();
-        assert_eq!(x, y);
-        assert_ne!(x[0], x[1]);
     }
 }

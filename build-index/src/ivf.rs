@@ -8,6 +8,8 @@
 use onrecord_core::VectorIndex;
 use onrecord_core::ann::{IvfList, Rows};
 
+use crate::random::SplitMix;
+
 /// Rounds of k-means; the assignment changes little after a handful on sentence embeddings.
 const ROUNDS: usize = 10;
 /// Training looks at most this many vectors per list (a sample drawn with the seed), as FAISS
@@ -173,29 +175,6 @@ fn seeds(sample: &[Vec<f32>], k: usize, random: &mut SplitMix) -> Vec<Vec<f32>> 
         centroids.push(sample[pick].clone());
     }
     centroids
-}
-
-/// splitmix64: the same sequence for the same seed on every platform.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (`n` > 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// A number in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ mod adapt;
 mod config;
 mod embed;
 pub mod ivf;
+mod random;
 mod scale;
 
 use std::collections::BTreeMap;
