@@ -12,6 +12,17 @@ use crate::deploy;
 /// `query-model.onq` beside it, a folder with `index.onr`, or a deploy folder.
 fn locate(path: &Path) -> Result<(PathBuf, Option<PathBuf>)> {
     let beside = |dir: &Path| Some(dir.join("query-model.onq")).filter(|p| p.is_file());
+    let manifest = if path.is_dir() {
+        path.join("manifest.onr")
+    } else {
+        path.to_path_buf()
+    };
+    if manifest.is_file() && manifest.file_name().is_some_and(|n| n == "manifest.onr") {
+        bail!(
+            "{}: a sharded index (build-index --shards), which `onrecord ask` and the widget do not read yet; build it without --shards",
+            manifest.display()
+        );
+    }
     if path.is_file() {
         return Ok((path.to_path_buf(), path.parent().and_then(beside)));
     }

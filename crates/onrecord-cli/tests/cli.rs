@@ -227,6 +227,17 @@ fn bad_input_names_the_file_and_line() {
     let half = onrecord(&["build", ".", "--out", "x", "--teacher", "t"]);
     assert_eq!(half.status.code(), Some(2));
     assert!(text(&half.stderr).contains("--model-dir"));
+
+    // A `build-index --shards` folder is named for what it is, not as a bad index.
+    let sharded = tempfile::tempdir().unwrap();
+    fs::write(sharded.path().join("manifest.onr"), b"ONRMANIF").unwrap();
+    let manifest = sharded.path().join("manifest.onr");
+    for path in [sharded.path(), manifest.as_path()] {
+        let run = onrecord(&["ask", path.to_str().unwrap(), "Anything?"]);
+        assert_eq!(run.status.code(), Some(1));
+        let err = text(&run.stderr);
+        assert!(err.contains("manifest.onr: a sharded index"), "{err}");
+    }
 }
 
 #[test]
