@@ -65,11 +65,11 @@ pub(crate) fn mime(path: &Path) -> &'static str {
     }
 }
 
-/// Content-hashed names never change, so they are cached for a year; everything else (the
-/// loader, the site's pages) is revalidated.
+/// Content-hashed names (and index shards, named by their checksums) never change, so they are
+/// cached for a year; everything else (the loader, the site's pages) is revalidated.
 pub(crate) fn cache_control(path: &Path) -> &'static str {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if deploy::parse_hashed(name).is_some() {
+    if deploy::parse_hashed(name).is_some() || deploy::is_shard(name) {
         "public, max-age=31536000, immutable"
     } else {
         "no-cache"
