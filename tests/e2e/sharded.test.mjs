@@ -10,6 +10,7 @@ import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } 
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { serve } from '../../scripts/serve.mjs';
+import { writeSite } from '../../scripts/site.mjs';
 import { ask, launch, open } from './browser.mjs';
 
 const built = fileURLToPath(new URL('../../www/dist/sharded/', import.meta.url));
@@ -117,4 +118,13 @@ test('a corrupt shard gives a clear error naming it, never a page error; gzip fi
   assert.deepEqual(opened.errors, []);
   await again.close();
   gz.server.close();
+});
+
+test('scripts/site.mjs writes the same sharded folder as onrecord build', () => {
+  const manifest = readdirSync(built).find((name) => /^index\.[0-9a-f]{10}\.onr$/.test(name));
+  const out = fileURLToPath(new URL('./artifacts/sharded-by-site-mjs/', import.meta.url));
+  rmSync(out, { recursive: true, force: true });
+  const { files } = writeSite({ index: built + manifest, out });
+  assert.deepEqual(Object.keys(files).sort(), readdirSync(built).sort());
+  for (const [name, bytes] of Object.entries(files)) assert.ok(bytes.equals(readFileSync(built + name)), `${name} differs`);
 });
