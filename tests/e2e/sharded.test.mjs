@@ -64,6 +64,9 @@ test('a sharded site answers with a quote, fetching only the shards its question
   const fetched = requests.filter((p) => SHARD.test(p));
   assert.ok(fetched.length > 0 && fetched.length < shards.length, `fetched ${fetched.length} of ${shards.length} shards`);
   assert.equal(new Set(fetched).size, fetched.length, `each shard once: ${fetched.join(' ')}`);
+  // Shards are named by their checksums, so the HTTP cache keeps them across visits.
+  const shard = await fetch(new URL(fetched[0], base));
+  assert.equal(shard.headers.get('cache-control'), 'public, max-age=31536000, immutable');
   console.log(`# sharded demo: the first question fetched ${fetched.length} of ${shards.length} shards`);
 
   // The same question in other words reads the same shards: answered with no request at all.

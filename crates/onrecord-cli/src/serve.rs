@@ -205,5 +205,10 @@ mod tests {
             cache_control(Path::new("onrecord-panel.0123456789.js")),
             "public, max-age=31536000, immutable"
         );
+        // Index shards are named by their checksums: the HTTP cache keeps them across visits.
+        assert_eq!(
+            cache_control(Path::new("x/t-0123abcd.onr")),
+            "public, max-age=31536000, immutable"
+        );
     }
 }
