@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the browser bundle into www/dist/pkg: cargo (wasm-release profile) → wasm-bindgen →
+# Builds the browser bundles into www/dist/pkg and www/dist/pkg-sharded: cargo (wasm-release profile) → wasm-bindgen →
 # wasm-opt -Oz. Prints raw and gzipped sizes. Run scripts/setup.sh first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,17 +7,24 @@ root=$PWD
 # shellcheck disable=SC1091
 source target/setup/wasm.env
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
-cargo build --quiet -p onrecord-wasm --target wasm32-unknown-unknown --profile wasm-release
-out=www/dist/pkg
-rm -rf "$out"
-wasm-bindgen --target web --out-dir "$out" "$target_dir/wasm32-unknown-unknown/wasm-release/onrecord_wasm.wasm"
-# --low-memory-unused: Rust puts the 1 MB stack first (it grows down towards 0) and data and
-# heap above it, so nothing lives in the low 1 KB and wasm-opt may fold pointer offsets into
-# loads and stores (1.6 KB gzipped, measured).
-scripts/tools/node_modules/.bin/wasm-opt -Oz --converge --low-memory-unused --strip-debug --strip-producers \
-  --enable-bulk-memory --enable-reference-types --enable-nontrapping-float-to-int \
-  --enable-sign-ext --enable-mutable-globals \
-  "$out/onrecord_wasm_bg.wasm" -o "$out/onrecord_wasm_bg.wasm"
-raw=$(wc -c < "$out/onrecord_wasm_bg.wasm")
-gz=$(gzip -9 -c "$out/onrecord_wasm_bg.wasm" | wc -c)
-echo "wasm: $raw bytes raw, $gz bytes gzipped ($out/onrecord_wasm_bg.wasm)"
+# Two bundles: www/dist/pkg (every site) and www/dist/pkg-sharded (the `sharded` feature: a
+# sharded index's manifest and shards), which the worker loads only for a sharded site.
+bundle() { # <out dir> [cargo feature]
+  local out=$1
+  cargo build --quiet -p onrecord-wasm --target wasm32-unknown-unknown --profile wasm-release ${2:+--features "$2"}
+  rm -rf "$out"
+  wasm-bindgen --target web --out-dir "$out" "$target_dir/wasm32-unknown-unknown/wasm-release/onrecord_wasm.wasm"
+  # --low-memory-unused: Rust puts the 1 MB stack first (it grows down towards 0) and data and
+  # heap above it, so nothing lives in the low 1 KB and wasm-opt may fold pointer offsets into
+  # loads and stores (1.6 KB gzipped, measured).
+  scripts/tools/node_modules/.bin/wasm-opt -Oz --converge --low-memory-unused --strip-debug --strip-producers \
+    --enable-bulk-memory --enable-reference-types --enable-nontrapping-float-to-int \
+    --enable-sign-ext --enable-mutable-globals \
+    "$out/onrecord_wasm_bg.wasm" -o "$out/onrecord_wasm_bg.wasm"
+  local raw gz
+  raw=$(wc -c < "$out/onrecord_wasm_bg.wasm")
+  gz=$(gzip -9 -c "$out/onrecord_wasm_bg.wasm" | wc -c)
+  echo "wasm: $raw bytes raw, $gz bytes gzipped ($out/onrecord_wasm_bg.wasm)"
+}
+bundle www/dist/pkg
+bundle www/dist/pkg-sharded sharded

@@ -21,7 +21,8 @@ const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-const HASHED = /\.[0-9a-f]{10}\.[a-z]+$/;
+// Content-hashed names, and index shards (named by their checksums).
+const HASHED = /\.[0-9a-f]{10}\.[a-z]+$|\/[a-z]-[0-9a-f]{8}\.onr$/;
 
 /** Starts serving `root`; resolves to { server, url } once listening. Port 0 picks a free port.
  * `headers` is an object of extra response headers, or a function of the path returning one. */

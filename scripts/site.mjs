@@ -2,6 +2,7 @@
 // loads under a content-hashed name, so a static host can cache those forever.
 //
 //   node scripts/site.mjs --index DIR/index.onr --out OUT [--model FILE] [--pkg DIR] [--www DIR]
+//   node scripts/site.mjs --index DIR/manifest.onr --out OUT ...   a sharded index, shards and all
 //   node scripts/site.mjs --template --out OUT     the widget alone, as the onrecord CLI carries it
 //
 // The loader keeps its name (the site's <script> tag points at it) and gets its ASSETS line
@@ -15,11 +16,13 @@
 // should not download them (the widget's modules are 18 KB gzipped as written, 7 KB minified).
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
+// A shard of a sharded index (build-index --shards): its kind's letter and its CRC-32.
+const SHARD = /^[a-z]-[0-9a-f]{8}\.onr$/;
 const ASSETS_LINE = /^const ASSETS = \{.*\};$/m;
 // The loader is minified with these names in its ASSETS line, which are then replaced by the
 // index's and query model's (or null): the minified code never depends on them (esbuild picks
@@ -118,6 +121,8 @@ export function putNames(loader, assets) {
 export function writeSite({ index, out, model, pkg, www, summary, template = false }) {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   pkg = resolve(pkg ?? join(root, 'www/dist/pkg'));
+  // The engine that also reads a sharded index, which the worker loads only for one.
+  const shardedPkg = `${pkg}-sharded`;
   www = resolve(www ?? join(root, 'www'));
   const sibling = template ? null : join(dirname(index), 'query-model.onq');
   model ??= sibling && existsSync(sibling) ? sibling : null;
@@ -129,13 +134,16 @@ export function writeSite({ index, out, model, pkg, www, summary, template = fal
     css: [need(join(www, 'onrecord.css'), 'the widget styles'), 'onrecord', '.css'],
     glue: [Buffer.from(minify(need(join(pkg, 'onrecord_wasm.js'), 'the wasm glue').toString('utf8'), 'the wasm glue')), 'onrecord_wasm', '.js'],
     wasm: [need(join(pkg, 'onrecord_wasm_bg.wasm'), 'the wasm module'), 'onrecord_wasm_bg', '.wasm'],
+    shardedGlue: [Buffer.from(minify(need(join(shardedPkg, 'onrecord_wasm.js'), 'the sharded engine\'s glue').toString('utf8'), 'the sharded glue')),
+      'onrecord_wasm_sharded', '.js'],
+    shardedWasm: [need(join(shardedPkg, 'onrecord_wasm_bg.wasm'), 'the sharded engine\'s wasm module'), 'onrecord_wasm_sharded_bg', '.wasm'],
   };
   if (!template) inputs.index = [need(index, 'the index'), 'index', '.onr'];
   if (model) inputs.model = [need(model, 'the query model'), 'query-model', '.onq'];
   summary ??= join(www, 'summary.js'); // the proxy's "Ask for a summary" flow, when it exists
 
   mkdirSync(out, { recursive: true });
-  const assets = { css: null, worker: null, glue: null, wasm: null, index: null, model: null, summary: null };
+  const assets = { css: null, worker: null, glue: null, wasm: null, shardedGlue: null, shardedWasm: null, index: null, model: null, summary: null };
   const files = {};
   const write = (name, bytes) => {
     writeFileSync(join(out, name), bytes);
@@ -144,6 +152,11 @@ export function writeSite({ index, out, model, pkg, www, summary, template = fal
   for (const [key, [bytes, stem, ext]] of Object.entries(inputs)) {
     assets[key] = hashed(stem, ext, bytes);
     write(assets[key], bytes);
+  }
+  // A sharded index's manifest takes the index's place; its shards (named by their checksums,
+  // which the manifest lists) go beside it under their own names.
+  if (!template && inputs.index[0].subarray(0, 8).toString('latin1') === 'ONRMANIF') {
+    for (const name of readdirSync(dirname(index)).filter((n) => SHARD.test(n))) write(name, readFileSync(join(dirname(index), name)));
   }
   const graph = moduleGraph(www, need);
   assets.worker = graph.name(join(www, 'onrecord-worker.js'));

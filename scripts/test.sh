@@ -28,8 +28,8 @@ fi
 step "native tests"
 cargo test --workspace
 
-step "wasm tests (wasm-pack test --headless --chrome)"
-(source target/setup/wasm.env && wasm-pack test --headless --chrome --mode no-install crates/onrecord-wasm)
+step "wasm tests (wasm-pack test --headless --chrome; the sharded bundle's exports are a superset)"
+(source target/setup/wasm.env && wasm-pack test --headless --chrome --mode no-install crates/onrecord-wasm --features sharded)
 
 step "browser bundle and demo index"
 scripts/build-wasm.sh
@@ -40,6 +40,10 @@ cargo run --quiet --release -p build-index -- tests/e2e/fixtures/corpus --out ww
 step "the onrecord CLI: its carried widget files equal this build; cargo install without Node or Chromium"
 scripts/cli-assets.sh --check
 scripts/cli-install.sh
+# The demo corpus as a sharded deploy folder (lexical, 4 KB shards: several per question), by the
+# CLI whose carried files were just checked, for tests/e2e/sharded.test.mjs.
+rm -rf www/dist/sharded
+cargo run --quiet --release -p onrecord-cli -- build corpus --out www/dist/sharded --shards --shard-size 4096 > /dev/null
 
 step "type check of the widget against the engine's generated TypeScript (tsc --checkJs)"
 tests/e2e/node_modules/.bin/tsc -p www/tsconfig.json

@@ -1,48 +1,140 @@
 // onrecord engine worker: the wasm engine runs here, off the page's main thread, so decoding a
 // large index (577 ms at 100k fragments in Chromium) never freezes the page. It serves the
 // requests declared in onrecord/protocol.js; it holds the site's engine and the visitor's files.
+//
+// A site's index is one file, or (a large site) a manifest whose first bytes are ONRMANIF and
+// shards beside it that a question fetches on demand. The worker fetches the index first and
+// starts the engine that reads it: the sharded one (dist/pkg-sharded, 9 KB more gzipped) only
+// for a manifest, so the site owner's script tag is the same either way.
 import { serve } from './onrecord/protocol.js';
 
 /**
- * @typedef {typeof import('./dist/pkg/onrecord_wasm.js')} Wasm
- * @typedef {import('./dist/pkg/onrecord_wasm.js').Engine} Engine
+ * @typedef {typeof import('./dist/pkg-sharded/onrecord_wasm.js')} Wasm  either bundle (the
+ *   sharded one adds Engine.fromManifest, needed and addShard)
+ * @typedef {import('./dist/pkg-sharded/onrecord_wasm.js').Engine} Engine
+ * @typedef {import('./onrecord/protocol.js').Bundles} Bundles
  */
 
-/** @type {Wasm | null} */
-let wasm = null;
-/** @type {Engine | null} */
+const MANIFEST_MAGIC = 'ONRMANIF';
+
+/** @type {Bundles | null} */
+let bundles = null;
+/** @type {Map<string, Promise<Wasm>>} the started engines, by glue URL */
+const started = new Map();
+/** The site's engine, the bundle it came from and its index URL (shards are named relative to it).
+ * @type {{ engine: Engine, wasm: Wasm, url: string } | null} */
 let site = null;
 /** @type {Engine | null} */
 let documents = null;
+/** Shard fetches under way, by file name, so questions asked together fetch a shard once. Fetched
+ * shards live in the engine for the session (it never names them again); the HTTP cache keeps
+ * them across visits (their names are their checksums).
+ * @type {Map<string, Promise<Uint8Array>>} */
+const fetching = new Map();
 
-const compiled = () => {
-  if (!wasm) throw new Error('the engine is not started');
-  return wasm;
+/** Starts (once) the engine of a bundle. @param {{ glue: string, wasm: string }} bundle */
+function start({ glue, wasm }) {
+  let ready = started.get(glue);
+  if (!ready) {
+    ready = (async () => {
+      /** @type {Wasm} */
+      const glueModule = await import(glue);
+      await glueModule.default({ module_or_path: wasm });
+      return glueModule;
+    })();
+    ready.catch(() => started.delete(glue));
+    started.set(glue, ready);
+  }
+  return ready;
+}
+
+const given = () => {
+  if (!bundles) throw new Error('the engine is not started');
+  return bundles;
 };
 const loaded = () => {
   if (!site) throw new Error('no index loaded');
   return site;
 };
 
+/**
+ * The bytes at `url`, gunzipped when they are gzip (1f 8b): index files may be compressed by
+ * the build whatever the host does. Errors name what was fetched and how it failed.
+ * @param {string} url @param {string} what
+ */
+async function fetchBytes(url, what) {
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (err) {
+    throw new Error(`could not fetch the ${what} ${url}: ${err instanceof Error ? err.message : err}`);
+  }
+  if (!response.ok) throw new Error(`could not fetch the ${what} ${url}: HTTP ${response.status} ${response.statusText}`);
+  try {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+    const plain = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return new Uint8Array(await new Response(plain).arrayBuffer());
+  } catch (err) {
+    throw new Error(`could not read the ${what} ${url}: ${err instanceof Error ? err.message : err}`);
+  }
+}
+
+/** @param {Uint8Array} bytes */
+const isManifest = (bytes) => String.fromCharCode(...bytes.subarray(0, 8)) === MANIFEST_MAGIC;
+
+/**
+ * Fetches the named shards in parallel and adds them to the site's engine. A shard that does not
+ * read (cut off, corrupt, another build) fails the question with the engine's error naming it;
+ * shards that cannot be fetched fail it with `unavailable` naming them, after the others are
+ * added (so the next question has them).
+ * @param {{ engine: Engine, url: string }} site @param {string[]} names
+ */
+async function addShards({ engine, url }, names) {
+  const results = await Promise.allSettled(names.map((name) => {
+    let bytes = fetching.get(name);
+    if (!bytes) {
+      bytes = fetchBytes(new URL(name, url).href, 'index shard');
+      fetching.set(name, bytes);
+      bytes.finally(() => fetching.delete(name)).catch(() => {});
+    }
+    return bytes;
+  }));
+  const unavailable = [];
+  for (const [i, result] of results.entries()) {
+    if (result.status === 'fulfilled') engine.addShard(names[i], result.value);
+    else unavailable.push(names[i]);
+  }
+  if (unavailable.length) {
+    const reasons = results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason?.message ?? r.reason)] : []));
+    throw Object.assign(new Error(reasons.join('; ')), { unavailable });
+  }
+}
+
 serve({
-  async init({ glue, wasm: module }) {
-    if (wasm) return;
-    /** @type {Wasm} */
-    const glueModule = await import(glue);
-    await glueModule.default({ module_or_path: module });
-    wasm = glueModule;
+  init(assets) {
+    bundles = assets;
   },
   async load({ index }) {
-    site = await compiled().loadEngine(index);
-    return { vectors: site.hasVectors() };
+    const bytes = await fetchBytes(index, 'search index');
+    const { single, sharded } = given();
+    if (isManifest(bytes) && !sharded) {
+      throw new Error(`the search index ${index} is sharded, and these widget files have no engine for a sharded index (rebuild them with onrecord build)`);
+    }
+    const wasm = await start(isManifest(bytes) && sharded ? sharded : single);
+    const engine = isManifest(bytes) ? wasm.Engine.fromManifest(bytes) : new wasm.Engine(bytes);
+    site = { engine, wasm, url: index };
+    return { vectors: engine.hasVectors() };
   },
   async model({ url }) {
-    const model = await compiled().loadQueryModel(url);
-    loaded().setQueryModel(model);
+    const { engine, wasm } = loaded();
+    engine.setQueryModel(new wasm.QueryModel(await fetchBytes(url, 'query model')));
   },
-  documents({ names, texts, lang }) {
+  async documents({ names, texts, lang }) {
+    // The site's bundle if one is started, else the default: both index a visitor's files.
+    const wasm = await (site ? Promise.resolve(site.wasm) : start(given().single));
     // Built before the old one is dropped: refused files keep the previous ones askable.
-    const next = compiled().Engine.fromDocuments(names, texts, lang);
+    const next = wasm.Engine.fromDocuments(names, texts, lang);
     documents?.free();
     documents = next;
   },
@@ -50,11 +142,26 @@ serve({
     documents?.free();
     documents = null;
   },
-  info: () => loaded().info(),
-  verifyQuote: ({ fragment, text }) => loaded().verifyQuote(fragment, text),
-  ask({ corpus, question, context }) {
-    const engine = corpus === 'documents' ? documents : site;
-    if (!engine) throw new Error(`no ${corpus === 'documents' ? 'documents' : 'index'} loaded`);
-    return engine.ask(question, context);
+  info: () => loaded().engine.info(),
+  verifyQuote: ({ fragment, text }) => loaded().engine.verifyQuote(fragment, text),
+  async ask({ corpus, question, context }) {
+    if (corpus === 'documents') {
+      if (!documents) throw new Error('no documents loaded');
+      return documents.ask(question, context);
+    }
+    const current = loaded();
+    // A sharded index answers with what it has and names the shards its reads missed: fetch
+    // them, add them, ask again, until nothing is missed (then the answer is the whole index's).
+    // Each round adds at least one shard, so the loop ends; a shard named twice would be a bug.
+    const added = new Set();
+    for (;;) {
+      const answer = current.engine.ask(question, context);
+      const needed = current.engine.needed?.() ?? [];
+      if (!needed.length) return answer;
+      const again = needed.find((name) => added.has(name));
+      if (again) throw new Error(`index shard ${again} was added but is still needed`);
+      needed.forEach((name) => added.add(name));
+      await addShards(current, needed);
+    }
   },
 });

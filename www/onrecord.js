@@ -12,7 +12,7 @@ import { el } from './onrecord/render.js';
 
 // Asset paths relative to this file. scripts/site.mjs rewrites this line with content-hashed
 // names when it writes a deploy folder; these defaults serve www/ as it is in the repository.
-const ASSETS = {"css":"onrecord.css","worker":"onrecord-worker.js","glue":"dist/pkg/onrecord_wasm.js","wasm":"dist/pkg/onrecord_wasm_bg.wasm","index":"dist/index.onr","model":null,"summary":"summary.js"};
+const ASSETS = {"css":"onrecord.css","worker":"onrecord-worker.js","glue":"dist/pkg/onrecord_wasm.js","wasm":"dist/pkg/onrecord_wasm_bg.wasm","shardedGlue":"dist/pkg-sharded/onrecord_wasm.js","shardedWasm":"dist/pkg-sharded/onrecord_wasm_bg.wasm","index":"dist/index.onr","model":null,"summary":"summary.js"};
 
 /**
  * What a widget needs, from data attributes: the element's own, then `mount()`'s, then the
@@ -26,7 +26,8 @@ const ASSETS = {"css":"onrecord.css","worker":"onrecord-worker.js","glue":"dist/
  * @property {string} theme
  * @property {number} maxQuotes
  * @property {string} preload
- * @property {{ css: string, worker: string, glue: string, wasm: string, summary: string | null }} assets  absolute URLs
+ * @property {{ css: string, worker: string, glue: string, wasm: string, shardedGlue: string | null, shardedWasm: string | null, summary: string | null }} assets
+ *   absolute URLs; the sharded engine loads only for a sharded index
  */
 
 const here = new URL(import.meta.url);
@@ -68,6 +69,8 @@ function options(el) {
       worker: /** @type {string} */ (asset('worker')),
       glue: /** @type {string} */ (asset('glue')),
       wasm: /** @type {string} */ (asset('wasm')),
+      shardedGlue: asset('shardedGlue'),
+      shardedWasm: asset('shardedWasm'),
       summary: asset('summary'),
     },
   };

@@ -488,6 +488,17 @@ pub enum Layout {
     Sharded,
 }
 
+impl Layout {
+    /// Whether an index of `bytes` bytes (as one file) is written as a manifest and shards.
+    pub fn is_sharded(self, bytes: usize, sizes: ShardSizes) -> bool {
+        match self {
+            Layout::Auto => bytes >= sizes.threshold,
+            Layout::Single => false,
+            Layout::Sharded => true,
+        }
+    }
+}
+
 /// Writes a built index into `out_dir`: `index.onr`, or (sharded) `manifest.onr` and its shards
 /// beside it. Returns the paths written, the index or manifest first. A small site stays one
 /// file (`Layout::Auto` below `sizes.threshold`), so its first answer is one fetch.
@@ -497,12 +508,7 @@ pub fn write_layout(
     layout: Layout,
     sizes: ShardSizes,
 ) -> Result<Vec<PathBuf>> {
-    let sharded = match layout {
-        Layout::Auto => built.bytes.len() >= sizes.threshold,
-        Layout::Single => false,
-        Layout::Sharded => true,
-    };
-    if !sharded {
+    if !layout.is_sharded(built.bytes.len(), sizes) {
         return Ok(vec![write_index(out_dir, &built.bytes)?]);
     }
     let files = built

@@ -14,7 +14,8 @@ use onrecord_core::{Lang, ShardSizes};
 const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--site-name NAME] [--lang TAG] [--fragment-chars N]
 
 Reads the pages under <corpus dir> — markdown, or the .html pages a generator built (a folder
-with more .html pages than markdown pages is read as a built site) — and writes <dir>/index.onr.
+with more .html pages than markdown pages is read as a built site) — and writes <dir>/index.onr
+(or, for a site whose index reaches 512 KB, <dir>/manifest.onr and the shards it lists).
   --private-dir NAME    folder of private notes, never indexed (default: private)
   --site-name NAME      a name of the site or its author, which questions use to mean
                         \"these pages\" (repeatable)
@@ -29,8 +30,8 @@ with more .html pages than markdown pages is read as a built site) — and write
                         text changed (default: target/embed-cache)
   --no-embed-cache      keep embeddings in memory only
   --shards              write a manifest (manifest.onr) and shards a question fetches on demand
-                        instead of one index.onr (for the native tools and the eval: the widget
-                        does not load sharded indexes yet, so this is off by default)";
+                        instead of one index.onr, whatever the size (by default an index of
+                        512 KB or more is sharded, a smaller one is one file)";
 
 fn main() -> ExitCode {
     match run() {
@@ -50,9 +51,8 @@ fn run() -> Result<()> {
     let mut teacher: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
     let mut embed = EmbedOptions::standard();
-    // One file until the widget's worker fetches shards; then `Layout::Auto` (one file below
-    // the size threshold, shards above it) becomes the default.
-    let mut layout = Layout::Single;
+    // One file below the size threshold (a small site's first answer is one fetch), shards above.
+    let mut layout = Layout::Auto;
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
             args.next()

@@ -80,11 +80,20 @@ test('an answer for a turn that is no longer in the thread is dropped', () => {
   s = S.documentsIndexed(s, ['notes.md']); // the visitor switched to their files meanwhile
   assert.equal(S.answered(s, first, answer()), s);
   assert.equal(S.askFailed(s, first, 'boom'), s);
+  assert.equal(S.askOffline(s, first), s);
   s = S.asked(s, 'What do my notes say?');
   assert.equal(s.turns[0].corpus, 'documents');
   s = S.answered(s, s.turns[0].id, answer());
   assert.equal(s.turns[0].answer?.mode, 'answer');
   assert.deepEqual(s.notice, { kind: 'answered' });
+});
+
+test('a question whose index shards cannot be fetched leaves the thread and says so; the others stay', () => {
+  let s = S.answered(S.asked(S.initial(), 'one'), 1, answer());
+  s = S.askOffline(S.asked(s, 'two'), 2);
+  assert.deepEqual([s.turns.map((t) => t.question), s.notice], [['one'], { kind: 'offline' }]);
+  assert.match(en.offline, /could not be fetched \(are you offline\?\)/);
+  assert.match(de.offline, /nicht geladen werden konnten \(sind Sie offline\?\)/);
 });
 
 test('questions join the thread with the last answer\'s context; "New question" and going back to the site empty it', () => {

@@ -31,11 +31,12 @@ const sites = new Map();
 function workerFor(opts) {
   let call = workers.get(opts.index);
   if (!call) {
-    const { worker: url, glue, wasm } = opts.assets;
+    const { worker: url, glue, wasm, shardedGlue, shardedWasm } = opts.assets;
     call = (async () => {
       const started = connect(new Worker(scriptUrl(url), { type: 'module' }),
         () => new Error(`could not start the search worker ${url}`));
-      await started('init', { glue, wasm });
+      const sharded = shardedGlue && shardedWasm ? { glue: shardedGlue, wasm: shardedWasm } : null;
+      await started('init', { single: { glue, wasm }, sharded });
       return started;
     })();
     workers.set(opts.index, call);

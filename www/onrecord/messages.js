@@ -58,6 +58,8 @@ const en = {
   siteAgain: 'Asking this site’s pages again.',
   /** @param {string} detail */
   askFailed: (detail) => `Something went wrong: ${detail}`,
+  offline: 'This question needs parts of the search index that could not be fetched (are you offline?). ' +
+    'Questions about what was already fetched still work; ask again once you are online.',
   /** @param {string} detail */
   summariesFailed: (detail) => `Summaries are unavailable: ${detail}`,
   /** @param {Failure} f */
@@ -185,6 +187,8 @@ const de = {
   indexed: (n) => `${n} ${s(n, 'Datei', 'Dateien')} in dieser Seite indexiert. Fragen Sie los.`,
   siteAgain: 'Es werden wieder die Seiten dieser Website gefragt.',
   askFailed: (detail) => `Etwas ist schiefgegangen: ${detail}`,
+  offline: 'Diese Frage braucht Teile des Suchindex, die nicht geladen werden konnten (sind Sie offline?). ' +
+    'Fragen zu bereits Geladenem funktionieren weiter; fragen Sie erneut, sobald Sie online sind.',
   summariesFailed: (detail) => `Zusammenfassungen sind nicht verfügbar: ${detail}`,
   unavailable: (f) => (f.kind === 'wasm-blocked'
     ? 'Die Suche ist nicht verfügbar: Die Content Security Policy dieser Website erlaubt kein WebAssembly (script-src braucht \'wasm-unsafe-eval\').'

@@ -92,7 +92,9 @@ export class Panel {
     try {
       this.update(S.answered(this.state, turn.id, await engine.ask(question, turn.context)));
     } catch (err) {
-      this.update(S.askFailed(this.state, turn.id, err instanceof Error ? err.message : String(err)));
+      const { message = String(err), unavailable } = /** @type {import('./protocol.js').EngineError} */ (err ?? {});
+      if (unavailable) console.warn('onrecord: index shards could not be fetched:', message);
+      this.update(unavailable ? S.askOffline(this.state, turn.id) : S.askFailed(this.state, turn.id, message));
     }
   }
 

@@ -13,9 +13,12 @@
  * @typedef {import('../dist/pkg/onrecord_wasm.js').TurnContextDto} TurnContextDto
  *
  * @typedef {'site' | 'documents'} Corpus  the site's index, or the visitor's own files
+ * @typedef {{ glue: string, wasm: string }} Bundle  an engine build: its glue module and wasm
+ * @typedef {{ single: Bundle, sharded: Bundle | null }} Bundles  the engine for every site, and
+ *   the one that also reads a sharded index (null where the widget's files lack it)
  *
  * @typedef {{
- *   init: { payload: { glue: string, wasm: string }, reply: void },
+ *   init: { payload: Bundles, reply: void },
  *   load: { payload: { index: string }, reply: { vectors: boolean } },
  *   model: { payload: { url: string }, reply: void },
  *   documents: { payload: { names: string[], texts: string[], lang: string }, reply: void },
@@ -24,18 +27,22 @@
  *   info: { payload: {}, reply: IndexInfoDto },
  *   verifyQuote: { payload: { fragment: number, text: string }, reply: VerifiedQuoteDto | null },
  * }} Requests
- *   init: compile the wasm module (once); load: fetch and decode the site's index; model: add
+ *   init: where the engines are; load: fetch the site's index (or a sharded index's manifest)
+ *   and start the engine that reads it; model: add
  *   the query model (matching by meaning); documents: index a visitor's files in memory (a
  *   refusal keeps the previous ones); forget: drop them; ask: a question to either corpus, a
- *   follow-up when it carries the context of the thread's previous answer;
+ *   follow-up when it carries the context of the thread's previous answer (for a sharded index,
+ *   after fetching the shards it needs; shards that cannot be fetched fail it with
+ *   `unavailable`);
  *   info: the site index's version and corpus hash; verifyQuote: re-check a model's quote
  *   against the site index (summary.js).
  *
  * @typedef {keyof Requests} Kind
  * @typedef {<K extends Kind>(kind: K, payload: Requests[K]['payload']) => Promise<Requests[K]['reply']>} Call
  * @typedef {{ [K in Kind]: (payload: Requests[K]['payload']) => Requests[K]['reply'] | Promise<Requests[K]['reply']> }} Handlers
- * @typedef {{ name: string, message: string, refusal?: RefusalDto }} ErrorInfo
- * @typedef {Error & { refusal?: RefusalDto }} EngineError  a failed request, as the page sees it
+ * @typedef {{ name: string, message: string, refusal?: RefusalDto, unavailable?: string[] }} ErrorInfo
+ *   `unavailable`: the index shards a question needed and could not fetch (offline)
+ * @typedef {Error & { refusal?: RefusalDto, unavailable?: string[] }} EngineError  a failed request, as the page sees it
  * @typedef {{ id: number, ok: true, value: unknown } | { id: number, ok: false, error: ErrorInfo }} Reply
  */
 
@@ -81,8 +88,8 @@ export function serve(handlers) {
       if (!Object.hasOwn(handlers, kind)) throw new Error(`unknown request ${kind}`);
       reply = { id, ok: true, value: await handlers[kind](payload) };
     } catch (err) {
-      const { name = 'Error', message = String(err), refusal } = /** @type {EngineError} */ (err ?? {});
-      reply = { id, ok: false, error: refusal ? { name, message, refusal } : { name, message } };
+      const { name = 'Error', message = String(err), refusal, unavailable } = /** @type {EngineError} */ (err ?? {});
+      reply = { id, ok: false, error: { name, message, ...(refusal && { refusal }), ...(unavailable && { unavailable }) } };
     }
     self.postMessage(reply);
   };

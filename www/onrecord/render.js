@@ -114,6 +114,7 @@ function drawStatus(status, { notice, turns }, ctx) {
     case 'site-again': status.textContent = msgs.siteAgain; break;
     case 'new-thread': status.textContent = msgs.newThread; break;
     case 'ask-failed': status.textContent = msgs.askFailed(notice.detail); break;
+    case 'offline': status.textContent = msgs.offline; break;
     case 'summary-failed': status.textContent = msgs.summariesFailed(notice.detail); break;
     case 'unavailable': status.textContent = msgs.unavailable(notice.failure); break;
     default: status.textContent = '';

@@ -22,7 +22,8 @@
  * @typedef {RefusalDto | { kind: 'not-text', file: string } | { kind: 'failed', detail: string }} Refusal  why files were not indexed
  *
  * @typedef {{ kind: 'loading' } | { kind: 'ready' } | { kind: 'answered' } | { kind: 'indexed', count: number }
- *   | { kind: 'site-again' } | { kind: 'new-thread' } | { kind: 'ask-failed', detail: string } | { kind: 'summary-failed', detail: string }
+ *   | { kind: 'site-again' } | { kind: 'new-thread' } | { kind: 'ask-failed', detail: string } | { kind: 'offline' }
+ *   | { kind: 'summary-failed', detail: string }
  *   | { kind: 'unavailable', failure: Failure }} Notice  what the live region says
  *
  * @typedef {object} PanelState
@@ -82,6 +83,14 @@ export function answered(s, id, answer) {
 export function askFailed(s, id, detail) {
   if (!s.turns.some((t) => t.id === id)) return s;
   return { ...s, turns: s.turns.filter((t) => t.id !== id), notice: { kind: 'ask-failed', detail } };
+}
+
+/** A question needed index shards that could not be fetched (offline): it gets no answer, and
+ * the questions that can be answered from what was fetched keep working.
+ * @param {PanelState} s @param {number} id @returns {PanelState} */
+export function askOffline(s, id) {
+  if (!s.turns.some((t) => t.id === id)) return s;
+  return { ...s, turns: s.turns.filter((t) => t.id !== id), notice: { kind: 'offline' } };
 }
 
 /** The visitor's files are indexed: questions go to them, in a new thread.

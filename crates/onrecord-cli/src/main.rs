@@ -13,9 +13,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use build_index::{Adapt, EmbedOptions, Embedder, ModelFiles, Options, build_with};
+use build_index::{Adapt, EmbedOptions, Embedder, Layout, ModelFiles, Options, build_with};
 use clap::{Args, Parser, Subcommand};
-use onrecord_core::{FORMAT_VERSION, Lang};
+use onrecord_core::{FORMAT_VERSION, Lang, ShardSizes};
 
 /// Documentation answers for any static site: quotes with citations, or a decline that says why.
 #[derive(Parser)]
@@ -74,6 +74,14 @@ struct BuildArgs {
     /// the folder gets the adapted copy.
     #[arg(long, requires = "teacher")]
     adapt: bool,
+    /// Write the index as a manifest and shards that a question fetches on demand, whatever its
+    /// size (by default only a large site's index is sharded; a smaller one stays one file).
+    #[arg(long)]
+    shards: bool,
+    /// Target size of a shard in bytes (default 16384): smaller shards, fewer bytes per question
+    /// and more requests.
+    #[arg(long)]
+    shard_size: Option<usize>,
 }
 
 #[derive(Args)]
@@ -141,10 +149,41 @@ fn build(args: &BuildArgs) -> Result<()> {
     let started = Instant::now();
     let built = build_with(&args.input, &options, embedder.as_ref())?;
     let model = built.query_model.as_deref();
-    let written = deploy::write_folder(&args.out, &built.bytes, model)?;
+    let layout = if args.shards {
+        Layout::Sharded
+    } else {
+        Layout::Auto
+    };
+    let sizes = match args.shard_size {
+        Some(0) => bail!("--shard-size must be at least 1 byte"),
+        Some(bytes) => ShardSizes {
+            postings: bytes,
+            text: bytes,
+            ..ShardSizes::STANDARD
+        },
+        None => ShardSizes::STANDARD,
+    };
+    let written = if layout.is_sharded(built.bytes.len(), sizes) {
+        let files = built
+            .index
+            .to_shards(built.index.corpus_hash, sizes)
+            .context("cannot encode the sharded index")?;
+        deploy::write_folder(&args.out, &files.manifest, &files.shards, model)?
+    } else {
+        deploy::write_folder(&args.out, &built.bytes, &[], model)?
+    };
     print!("{}", built.report);
-    for (name, bytes) in &written {
+    let (shards, files): (Vec<_>, Vec<_>) =
+        written.iter().partition(|(name, _)| deploy::is_shard(name));
+    for (name, bytes) in files {
         println!("{name:<36} {bytes:>9} bytes");
+    }
+    if !shards.is_empty() {
+        let total: usize = shards.iter().map(|(_, bytes)| bytes).sum();
+        println!(
+            "{:<36} {total:>9} bytes: a sharded index, whose manifest is the index file; a question fetches only the shards it needs",
+            format!("{} shards", shards.len())
+        );
     }
     if embedder.is_none() {
         println!(

@@ -65,11 +65,11 @@ pub(crate) fn mime(path: &Path) -> &'static str {
     }
 }
 
-/// Content-hashed names never change, so they are cached for a year; everything else (the
-/// loader, the site's pages) is revalidated.
+/// Content-hashed names (and index shards, named by their checksums) never change, so they are
+/// cached for a year; everything else (the loader, the site's pages) is revalidated.
 pub(crate) fn cache_control(path: &Path) -> &'static str {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if deploy::parse_hashed(name).is_some() {
+    if deploy::parse_hashed(name).is_some() || deploy::is_shard(name) {
         "public, max-age=31536000, immutable"
     } else {
         "no-cache"
@@ -203,6 +203,11 @@ mod tests {
         assert_eq!(cache_control(Path::new("onrecord.js")), "no-cache");
         assert_eq!(
             cache_control(Path::new("onrecord-panel.0123456789.js")),
+            "public, max-age=31536000, immutable"
+        );
+        // Index shards are named by their checksums: the HTTP cache keeps them across visits.
+        assert_eq!(
+            cache_control(Path::new("x/t-0123abcd.onr")),
             "public, max-age=31536000, immutable"
         );
     }

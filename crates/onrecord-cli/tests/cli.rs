@@ -228,7 +228,7 @@ fn bad_input_names_the_file_and_line() {
     assert_eq!(half.status.code(), Some(2));
     assert!(text(&half.stderr).contains("--model-dir"));
 
-    // A `build-index --shards` folder is named for what it is, not as a bad index.
+    // A cut-off manifest (a `build-index --shards` folder) is named as one.
     let sharded = tempfile::tempdir().unwrap();
     fs::write(sharded.path().join("manifest.onr"), b"ONRMANIF").unwrap();
     let manifest = sharded.path().join("manifest.onr");
@@ -236,8 +236,67 @@ fn bad_input_names_the_file_and_line() {
         let run = onrecord(&["ask", path.to_str().unwrap(), "Anything?"]);
         assert_eq!(run.status.code(), Some(1));
         let err = text(&run.stderr);
-        assert!(err.contains("manifest.onr: a sharded index"), "{err}");
+        assert!(err.contains("manifest.onr: index manifest"), "{err}");
     }
+}
+
+#[test]
+fn a_sharded_build_checks_and_answers_and_names_a_bad_shard() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("onrecord");
+    let run = onrecord(&[
+        "build",
+        demo_corpus().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--shards",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stdout).contains("shards"),
+        "{}",
+        text(&run.stdout)
+    );
+    let shards: Vec<PathBuf> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "onr"))
+        .filter(|p| {
+            !p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("index.")
+        })
+        .collect();
+    assert!(shards.len() >= 2, "{shards:?}");
+    let index = fs::read(file_named(&out, "index.", ".onr")).unwrap();
+    assert!(
+        index.starts_with(b"ONRMANIF"),
+        "the loader names the manifest"
+    );
+
+    let check = onrecord(&["check", out.to_str().unwrap()]);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    let answer = onrecord(&[
+        "ask",
+        out.to_str().unwrap(),
+        "How long does charging take with the fast charger?",
+    ]);
+    assert!(answer.status.success(), "{}", text(&answer.stderr));
+    assert!(
+        text(&answer.stdout).contains("With the 4 A fast charger it takes about 3 hours."),
+        "{}",
+        text(&answer.stdout)
+    );
+    // A shard cut short is named by `check`.
+    let bytes = fs::read(&shards[0]).unwrap();
+    fs::write(&shards[0], &bytes[..bytes.len() / 2]).unwrap();
+    let check = onrecord(&["check", out.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(1));
+    let err = text(&check.stderr);
+    let name = shards[0].file_name().unwrap().to_str().unwrap();
+    assert!(err.contains(name), "{err}");
 }
 
 #[test]

@@ -3,6 +3,11 @@
 //! Each export decodes its input, makes one core call and encodes the output; all decisions
 //! live in `onrecord-core`. `loadEngine` and `loadQueryModel` fetch with gloo-net, which works
 //! in the page and in the engine's Web Worker (`www/onrecord-worker.js`) alike.
+//!
+//! With the `sharded` feature (a second bundle, `www/dist/pkg-sharded`, which the worker loads
+//! only for a sharded site) the engine also reads a manifest and takes the shards a question
+//! names (`Engine.fromManifest`, `needed`, `addShard`); the default bundle stays without that
+//! code (9 KB gzipped, measured).
 
 mod api;
 
@@ -24,8 +29,32 @@ use crate::api::{AnswerDto, IndexInfoDto, RefusalDto, VerifiedQuoteDto};
 /// A loaded index, ready to answer questions.
 #[wasm_bindgen]
 pub struct Engine {
-    index: Index,
+    store: Store,
     model: Option<CoreQueryModel>,
+}
+
+/// The index an engine answers from: one file, or a manifest with the shards fetched so far.
+enum Store {
+    Whole(Index),
+    #[cfg(feature = "sharded")]
+    Sharded(onrecord_core::ShardedIndex),
+}
+
+impl Engine {
+    fn index(&self) -> &Index {
+        match &self.store {
+            Store::Whole(index) => index,
+            #[cfg(feature = "sharded")]
+            Store::Sharded(sharded) => sharded.index(),
+        }
+    }
+
+    fn whole(index: Index) -> Engine {
+        Engine {
+            store: Store::Whole(index),
+            model: None,
+        }
+    }
 }
 
 /// A loaded query-embedding model, to hand to [`Engine::set_query_model`].
@@ -50,7 +79,7 @@ impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<Engine, JsError> {
         let index = Index::from_bytes(bytes).map_err(|e| JsError::new(&e.to_string()))?;
-        Ok(Engine { index, model: None })
+        Ok(Engine::whole(index))
     }
 
     /// Indexes a visitor's own files in memory ("your documents"): `names[i]` is the file name
@@ -70,7 +99,7 @@ impl Engine {
             .collect();
         let lang = Lang::from_tag(lang).unwrap_or(Lang::English);
         let index = index_documents(&files, lang).map_err(|e| refusal(&e))?;
-        Ok(Engine { index, model: None })
+        Ok(Engine::whole(index))
     }
 
     /// Answers a question: quotes with citations, or a decline that says why. `context` is the
@@ -85,7 +114,7 @@ impl Engine {
         >,
     ) -> Result<JsValue, JsError> {
         to_js(&AnswerDto::from(ask_turn(
-            &self.index,
+            self.index(),
             self.model.as_ref(),
             question,
             context.and_then(|c| turn_context(&c)).as_ref(),
@@ -96,14 +125,14 @@ impl Engine {
     /// Whether the index has fragment vectors (then a query model can improve retrieval).
     #[wasm_bindgen(js_name = hasVectors)]
     pub fn has_vectors(&self) -> bool {
-        self.index.vectors.is_some()
+        self.index().vectors.is_some()
     }
 
     /// Adds the query model, after which questions are also matched by meaning. Refused when
     /// the model is not the one the index was built for.
     #[wasm_bindgen(js_name = setQueryModel)]
     pub fn set_query_model(&mut self, model: QueryModel) -> Result<(), JsError> {
-        if !model_fits(&self.index, &model.inner) {
+        if !model_fits(self.index(), &model.inner) {
             return Err(JsError::new(
                 "query model does not match this index; rebuild both together",
             ));
@@ -117,7 +146,7 @@ impl Engine {
     /// quote is not in that fragment or the fragment does not exist.
     #[wasm_bindgen(js_name = verifyQuote, unchecked_return_type = "VerifiedQuoteDto | null")]
     pub fn verify_quote(&self, fragment: u32, text: &str) -> Result<JsValue, JsError> {
-        let Some(frag) = self.index.fragments.get(fragment as usize) else {
+        let Some(frag) = self.index().fragment(fragment) else {
             return Ok(JsValue::NULL);
         };
         match onrecord_core::verify_quote(&frag.text, text) {
@@ -133,19 +162,61 @@ impl Engine {
     /// Counts and the corpus hash of the loaded index.
     #[wasm_bindgen(unchecked_return_type = "IndexInfoDto")]
     pub fn info(&self) -> Result<JsValue, JsError> {
-        let hash: String = self
-            .index
+        let index = self.index();
+        let hash: String = index
             .corpus_hash
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
         to_js(&IndexInfoDto {
-            documents: self.index.docs.len(),
-            fragments: self.index.fragments.len(),
-            terms: self.index.terms.len(),
+            documents: index.docs.len(),
+            fragments: index.fragment_count() as usize,
+            // For a sharded index: the terms of the shards fetched so far.
+            terms: index.terms.len(),
             corpus_hash: hash,
             format_version: FORMAT_VERSION,
         })
+    }
+}
+
+/// A sharded index: the worker asks, fetches the shards `needed` names, adds them and asks
+/// again until nothing is needed (then the answer is the whole index's).
+#[cfg(feature = "sharded")]
+#[wasm_bindgen]
+impl Engine {
+    /// Builds an engine from a sharded index's manifest; corrupt, truncated or foreign bytes
+    /// give an error naming the manifest.
+    #[wasm_bindgen(js_name = fromManifest)]
+    pub fn from_manifest(bytes: &[u8]) -> Result<Engine, JsError> {
+        let sharded = onrecord_core::ShardedIndex::from_manifest(bytes)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(Engine {
+            store: Store::Sharded(sharded),
+            model: None,
+        })
+    }
+
+    /// The file names of the shards the reads since the last call needed and did not have
+    /// (empty for a whole index, and once a question's shards are all added).
+    pub fn needed(&self) -> Vec<String> {
+        match &self.store {
+            Store::Sharded(sharded) => sharded.needed(),
+            Store::Whole(_) => Vec::new(),
+        }
+    }
+
+    /// Takes a fetched shard by its file name. A shard that is cut off, corrupt, of another
+    /// format version or build, or not the one the manifest lists gives an error naming it.
+    #[wasm_bindgen(js_name = addShard)]
+    pub fn add_shard(&mut self, name: &str, bytes: &[u8]) -> Result<(), JsError> {
+        match &mut self.store {
+            Store::Sharded(sharded) => sharded
+                .add_shard(name, bytes)
+                .map_err(|e| JsError::new(&e.to_string())),
+            Store::Whole(_) => Err(JsError::new(&format!(
+                "index shard {name}: this index is one file and has no shards"
+            ))),
+        }
     }
 }
 

@@ -349,3 +349,130 @@ fn a_context_of_the_wrong_types_is_ignored() {
         .unwrap();
     assert_eq!(get(&answer, "turn.kind"), "explanation");
 }
+
+/// A two-page index cut into the smallest shards (one term or one page each), as
+/// `(manifest, [(name, bytes)])`, built with `corpus_hash`.
+#[cfg(feature = "sharded")]
+fn sharded_files(corpus_hash: [u8; 32]) -> onrecord_core::ShardedFiles {
+    let page = |path: &str, title: &str, heading: &str, text: &str| SourceDoc {
+        path: path.into(),
+        url: format!("/{title}/").to_lowercase(),
+        title: title.into(),
+        lang: Lang::English,
+        themes: vec![],
+        collection: None,
+        sections: vec![SourceSection {
+            heading_path: vec![heading.into()],
+            anchor: heading.to_lowercase(),
+            blocks: vec![Block::paragraph(text)],
+        }],
+    };
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+    for doc in [
+        page(
+            "returns.md",
+            "Returns",
+            "Refunds",
+            "Refunds arrive within 10 working days. Collection costs EUR 95.",
+        ),
+        page(
+            "shipping.md",
+            "Shipping",
+            "Parcels",
+            "Parcels leave the warehouse every Tuesday. Tracking numbers come by email.",
+        ),
+    ] {
+        builder.add(&doc, &chunk(&doc, 800));
+    }
+    let sizes = onrecord_core::ShardSizes {
+        postings: 1,
+        text: 1,
+        threshold: 0,
+    };
+    builder.finish().to_shards(corpus_hash, sizes).unwrap()
+}
+
+/// Asks until the engine needs no more shards, adding them from `files`; returns the answer and
+/// how many shards were added.
+#[cfg(feature = "sharded")]
+fn ask_sharded(
+    engine: &mut Engine,
+    files: &onrecord_core::ShardedFiles,
+    question: &str,
+) -> (JsValue, usize) {
+    let mut added = 0;
+    loop {
+        let answer = engine.ask(question, None).unwrap();
+        let needed = engine.needed();
+        if needed.is_empty() {
+            return (answer, added);
+        }
+        for name in needed {
+            let (_, bytes) = files.shards.iter().find(|(n, _)| *n == name).unwrap();
+            engine.add_shard(&name, bytes).unwrap();
+            added += 1;
+        }
+    }
+}
+
+#[cfg(feature = "sharded")]
+#[wasm_bindgen_test]
+fn a_sharded_index_answers_after_fetching_only_what_it_needs() {
+    let files = sharded_files([2; 32]);
+    let mut engine = Engine::from_manifest(&files.manifest).unwrap();
+    let (answer, added) = ask_sharded(&mut engine, &files, "When do refunds arrive?");
+    assert_eq!(
+        get(&answer, "quotes.0.text"),
+        "Refunds arrive within 10 working days."
+    );
+    assert!(
+        added > 0 && added < files.shards.len(),
+        "{added} of {}",
+        files.shards.len()
+    );
+    // Asked again, everything it needs is there: nothing to fetch.
+    assert_eq!(
+        ask_sharded(&mut engine, &files, "When do refunds arrive?").1,
+        0
+    );
+    assert_eq!(get(&engine.info().unwrap(), "fragments"), 2);
+}
+
+#[cfg(feature = "sharded")]
+#[wasm_bindgen_test]
+fn bad_shards_and_manifests_give_an_error_naming_them_never_a_panic() {
+    let files = sharded_files([2; 32]);
+    let other = sharded_files([3; 32]);
+    let mut engine = Engine::from_manifest(&files.manifest).unwrap();
+    engine.ask("When do refunds arrive?", None).unwrap();
+    let name = engine.needed().into_iter().next().unwrap();
+    let (_, bytes) = files.shards.iter().find(|(n, _)| *n == name).unwrap();
+    let mut flipped = bytes.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    let foreign = other.shards[0].1.clone();
+    for (bad, says) in [
+        (&bytes[..bytes.len() - 1], "truncated"),
+        (&flipped[..], "checksum"),
+        (&foreign[..], "another build"),
+        (&b"not a shard at all"[..], "shard"),
+    ] {
+        let message = error_message(engine.add_shard(&name, bad).err().unwrap());
+        assert!(message.contains(&name), "{message}");
+        assert!(message.contains(says), "{says}: {message}");
+    }
+    let message = error_message(engine.add_shard("t-00000000.onr", bytes).err().unwrap());
+    assert!(message.contains("t-00000000.onr"), "{message}");
+    // The engine still takes the good shard afterwards.
+    engine.add_shard(&name, bytes).unwrap();
+
+    let manifest = &files.manifest;
+    for bad in [&manifest[..manifest.len() / 2], &bytes[..]] {
+        let message = error_message(Engine::from_manifest(bad).err().unwrap());
+        assert!(message.contains("manifest"), "{message}");
+    }
+    // A whole-index engine has no shards to take.
+    let mut whole = Engine::new(&index_bytes()).unwrap();
+    assert!(whole.needed().is_empty());
+    assert!(whole.add_shard(&name, bytes).is_err());
+}
