@@ -181,7 +181,10 @@ site() { # size
   [ -f "$main" ] || main=$index/manifest.onr
   node scripts/site.mjs --index "$main" --out "$site/onrecord" > "$site.log"
   for f in "$index"/*; do
-    case $(basename "$f") in index.onr | manifest.onr | query-model.onq) ;; *) cp -al "$f" "$site/onrecord/" ;; esac
+    case $(basename "$f") in
+      index.onr | manifest.onr | query-model.onq) ;;
+      *) [ -e "$site/onrecord/$(basename "$f")" ] || cp -al "$f" "$site/onrecord/" ;;
+    esac
   done
   cat > "$site/index.html" <<'HTML'
 <!doctype html>
@@ -210,6 +213,9 @@ PICK
 
 # 6. The browser.
 bytes() { find -L "$1" -type f ! -name .key -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
+written() { # index dir → what the build wrote
+  if [ -f "$1/manifest.onr" ]; then echo "manifest.onr and $(find "$1" -type f -name '*.onr' ! -name manifest.onr | wc -l) shards (at 100k)"; else echo "one index.onr"; fi
+}
 files() { find -L "$1" -type f ! -name .key ! -name query-model.onq | wc -l; }
 small_label="3 corpora, $small_fragments fragments"
 large_label="×$copies copies, $large_fragments fragments"
@@ -217,7 +223,7 @@ say "asking $questions questions in Chromium, each in a fresh context, on both s
 node tests/e2e/bench-scale.mjs --questions "$work/questions.json" --out "$work/table.md" \
   --label "$small_label" --site "$work/site/small" --label "$large_label" --site "$work/site/large" > /dev/null
 {
-  echo "## bench-scale, $(date -u +%F), layout: $layout"
+  echo "## bench-scale, $(date -u +%F), index layout: $(written "$work/index/large-$layout")"
   echo
   echo "\`scripts/bench-scale.sh${shards:+ --shards} --questions $questions\` at $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with uncommitted changes)');" \
     "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)."

@@ -146,7 +146,11 @@ async function ours(browser, url, served, question, next) {
     const from = served.count;
     await page.goto(new URL('index.html', url).href);
     const t0 = Date.now();
-    await ask(page, question);
+    await ask(page, question).catch(async (err) => {
+      // E.g. a widget that cannot read the index layout the build wrote: say what it showed.
+      const shown = await page.locator('.onrecord .dialog').innerText().catch(() => '');
+      throw new Error(`no answer to "${question}" (${err.message.split('\n')[0]}); the widget shows: ${shown.replace(/\s+/g, ' ').slice(0, 300)}; page errors: ${errors.join('; ') || 'none'}`);
+    });
     const cold = Date.now() - t0;
     await served.quiet(page);
     const first = tally(served.since(from, 'onrecord'));
@@ -233,6 +237,9 @@ try {
     say(`| ${run.label} | ${ratio(0.5)}× | ${ratio(0.95)}× | ${mp(mine, 'warm', ms)} | ${mp(mine, 'warmBytes')} | ${mine.filter((r) => r.quoted).length} of ${mine.length} | ${theirs.filter((r) => r.results > 0).length} of ${theirs.length} |`);
   }
   if (out) writeFileSync(out, lines.join('\n') + '\n');
+} catch (err) {
+  console.error(`bench-scale: ${err.message}`);
+  process.exitCode = 1;
 } finally {
   await browser.close();
 }
