@@ -8,8 +8,9 @@
 // Each site folder holds index.html (our script tag), pagefind.html (Pagefind's UI), onrecord/
 // (the widget folder: loader, hashed modules, wasm, and the index in whatever layout the build
 // wrote) and pagefind/. FILE is a JSON array of questions. Bytes are the bodies the server sent
-// (headers left out), counted at the server, worker fetches included. After each answer the page is given until the network has been quiet for QUIET ms, so
-// the idle-time query model download is seen and reported on its own.
+// (headers left out), counted at the server, worker fetches included. After each answer the page
+// is given until the network has been quiet for QUIET ms, so the query model, fetched when the
+// browser is idle, is seen and reported on its own.
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -51,7 +52,7 @@ function category(system, path) {
     return 'index'; // index.onr, or a manifest and its shards: any other file of the folder
   }
   if (!path.startsWith('/pagefind/')) return null;
-  if (/^\/pagefind\/(fragment)\//.test(path)) return 'fragments';
+  if (path.startsWith('/pagefind/fragment/')) return 'fragments';
   if (/^\/pagefind\/(index|filter)\/|\.pf_meta$/.test(path)) return 'index';
   return 'widget'; // pagefind-ui.js/css, pagefind.js, the wasm, pagefind-entry.json
 }
@@ -63,7 +64,8 @@ function counter(site) {
   const hits = [];
   let last = Date.now();
   const headers = (path) => {
-    const file = join(site, path);
+    let file = join(site, path);
+    if (statSync(file).isDirectory()) file = join(file, 'index.html'); // as serve.mjs does
     hits.push({ path, file, bytes: statSync(file).size });
     last = Date.now();
     return {};
@@ -119,7 +121,7 @@ function tally(records) {
   return t;
 }
 
-/** Answer time in the page: from the Enter keydown to the new answer in the shadow root. */
+/** Answer time in the page: from the Enter keydown to the new answer in the shadow root's DOM. */
 async function armTimer(page) {
   await page.evaluate(() => {
     const root = document.querySelector('.onrecord').shadowRoot;
