@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use onrecord_core::{
     Bm25Params, Index, IndexBuilder, IndexSettings, Lang, Page, PageKind, QueryModel, Read, Reader,
-    RoutingHint, ShardSizes, SourceDoc, VectorIndex, chunk, page_kind,
+    RoutingHint, ShardSizes, ShardedFiles, SourceDoc, VectorIndex, VectorLists, chunk, page_kind,
 };
 use onrecord_sources::{
     HtmlReader, MarkdownReader, frontmatter, has_body_marker, is_html, is_markdown,
@@ -505,10 +505,7 @@ pub fn write_layout(
     if !sharded {
         return Ok(vec![write_index(out_dir, &built.bytes)?]);
     }
-    let files = built
-        .index
-        .to_shards(built.index.corpus_hash, sizes)
-        .context("cannot encode the sharded index")?;
+    let files = to_shards(&built.index, sizes)?;
     let mut written = Vec::with_capacity(files.shards.len() + 1);
     // Shards first: a manifest on disk never names a shard that is not there yet.
     for (name, bytes) in &files.shards {
@@ -519,6 +516,24 @@ pub fn write_layout(
         write_atomically(out_dir, "manifest.onr", &files.manifest)?,
     );
     Ok(written)
+}
+
+/// The seed of IVF training, so the same vectors always give the same lists.
+const IVF_SEED: u64 = 11;
+
+/// The index as a manifest and shards, its vectors (if any) in about √n IVF lists trained
+/// here (`ivf.rs`), so a question fetches the few lists nearest its vector.
+pub fn to_shards(index: &Index, sizes: ShardSizes) -> Result<ShardedFiles> {
+    let lists = index.vectors.as_ref().map(|v| {
+        let ivf = ivf::train(v, ivf::list_count(v.scales.len()), IVF_SEED);
+        VectorLists {
+            centroids: ivf.centroids,
+            members: ivf.lists.into_iter().map(|l| l.ids).collect(),
+        }
+    });
+    index
+        .to_shards_with(index.corpus_hash, sizes, lists.as_ref())
+        .context("cannot encode the sharded index")
 }
 
 /// Writes `out_dir/name` through a temporary file and a rename.
