@@ -489,7 +489,7 @@ pub enum Layout {
 }
 
 /// Writes a built index into `out_dir`: `index.onr`, or (sharded) `manifest.onr` and its shards
-/// beside it. Returns the paths written, the index or manifest first. A small site stays one
+/// beside it, each gzip-compressed (`onrecord_files` reads either). Returns the paths written, the index or manifest first. A small site stays one
 /// file (`Layout::Auto` below `sizes.threshold`), so its first answer is one fetch.
 pub fn write_layout(
     out_dir: &Path,
@@ -507,13 +507,22 @@ pub fn write_layout(
     }
     let files = to_shards(&built.index, sizes)?;
     let mut written = Vec::with_capacity(files.shards.len() + 1);
-    // Shards first: a manifest on disk never names a shard that is not there yet.
+    // Shards first: a manifest on disk never names a shard that is not there yet. Each file
+    // gzip-compressed, so what a visitor downloads does not depend on the host compressing it.
     for (name, bytes) in &files.shards {
-        written.push(write_atomically(out_dir, name, bytes)?);
+        written.push(write_atomically(
+            out_dir,
+            name,
+            &onrecord_files::gzip(bytes),
+        )?);
     }
     written.insert(
         0,
-        write_atomically(out_dir, "manifest.onr", &files.manifest)?,
+        write_atomically(
+            out_dir,
+            onrecord_files::MANIFEST_NAME,
+            &onrecord_files::gzip(&files.manifest),
+        )?,
     );
     Ok(written)
 }

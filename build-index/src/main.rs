@@ -28,8 +28,9 @@ with more .html pages than markdown pages is read as a built site) — and write
   --embed-cache DIR     folder of the embedding cache, so a rebuild embeds only fragments whose
                         text changed (default: target/embed-cache)
   --no-embed-cache      keep embeddings in memory only
-  --shards              write a manifest (manifest.onr) and shards a question fetches on demand
-                        instead of one index.onr (for the native tools and the eval: the widget
+  --shards              write a manifest (manifest.onr) and shards a question fetches on demand,
+                        each gzip-compressed, instead of one index.onr (`onrecord ask`, `onrecord
+                        check` and the summary proxy read them; the widget
                         does not load sharded indexes yet, so this is off by default)";
 
 fn main() -> ExitCode {
