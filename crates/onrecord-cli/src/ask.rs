@@ -8,33 +8,25 @@ use serde_json::{Value, json};
 
 use crate::deploy;
 
-/// The index and (when present) query model a path names: an index file with an optional
-/// `query-model.onq` beside it, a folder with `index.onr`, or a deploy folder.
+/// The index and (when present) query model a path names: an index file or a sharded index's
+/// manifest, with an optional `query-model.onq` beside it, a folder with `index.onr` or
+/// `manifest.onr` (as build-index writes), or a deploy folder.
 fn locate(path: &Path) -> Result<(PathBuf, Option<PathBuf>)> {
     let beside = |dir: &Path| Some(dir.join("query-model.onq")).filter(|p| p.is_file());
-    let manifest = if path.is_dir() {
-        path.join("manifest.onr")
-    } else {
-        path.to_path_buf()
-    };
-    if manifest.is_file() && manifest.file_name().is_some_and(|n| n == "manifest.onr") {
-        bail!(
-            "{}: a sharded index (build-index --shards), which `onrecord ask` and the widget do not read yet; build it without --shards",
-            manifest.display()
-        );
-    }
     if path.is_file() {
         return Ok((path.to_path_buf(), path.parent().and_then(beside)));
     }
-    if path.join("index.onr").is_file() {
-        return Ok((path.join("index.onr"), beside(path)));
+    for name in ["index.onr", onrecord_files::MANIFEST_NAME] {
+        if path.join(name).is_file() {
+            return Ok((path.join(name), beside(path)));
+        }
     }
     if path.join(deploy::LOADER).is_file() {
         let folder = deploy::read_folder(path)?;
         return Ok((folder.index, folder.model));
     }
     bail!(
-        "{}: not an index file, nor a folder with index.onr or {}",
+        "{}: not an index file, nor a folder with index.onr, manifest.onr or {}",
         path.display(),
         deploy::LOADER
     )

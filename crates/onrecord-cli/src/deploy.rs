@@ -174,10 +174,10 @@ pub(crate) fn read_folder(dir: &Path) -> Result<Folder> {
     })
 }
 
-/// Reads and decodes an index file (its checksum and format version are checked).
+/// Reads and decodes an index file (its checksum and format version are checked), or a sharded
+/// index's manifest and every shard beside it; each file gzip-compressed or plain.
 pub(crate) fn read_index(path: &Path) -> Result<Index> {
-    let bytes = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Index::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    onrecord_files::load_index(path)
 }
 
 /// Reads a query model and checks that it is the one `index` was built with.
@@ -190,7 +190,7 @@ pub(crate) fn read_model(path: &Path, index: &Index, index_path: &Path) -> Resul
             "{} does not fit {} (the index has {}): rebuild both together",
             path.display(),
             index_path.display(),
-            if index.vectors.is_some() {
+            if index.vector_space().is_some() {
                 "vectors from another model"
             } else {
                 "no vectors"

@@ -78,7 +78,8 @@ struct BuildArgs {
 
 #[derive(Args)]
 struct AskArgs {
-    /// An index file, a folder with index.onr (as build-index writes), or a deploy folder.
+    /// An index file or manifest, a folder with index.onr or manifest.onr (as build-index
+    /// writes), or a deploy folder.
     index: PathBuf,
     /// The question.
     question: String,
@@ -206,8 +207,8 @@ fn check(dir: &Path) -> Result<()> {
         "{}: format version {FORMAT_VERSION}, checksum ok, {} pages, {} fragments, {}",
         folder.index.display(),
         index.docs.len(),
-        index.fragments.len(),
-        if index.vectors.is_some() {
+        index.fragment_count(),
+        if index.vector_space().is_some() {
             "with vectors"
         } else {
             "lexical (no vectors)"
@@ -222,7 +223,7 @@ fn check(dir: &Path) -> Result<()> {
                 model.dims()
             );
         }
-        None if index.vectors.is_some() => bail!(
+        None if index.vector_space().is_some() => bail!(
             "{}: the index has vectors but the loader names no query model",
             folder.index.display()
         ),
