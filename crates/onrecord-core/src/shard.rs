@@ -71,14 +71,16 @@ pub struct ShardSizes {
 }
 
 impl ShardSizes {
-    /// What `build-index` uses unless told otherwise. Shards of 16 KB: on the shared corpora
-    /// (lexical) a question fetches a median of 12–14 shards and 286–312 KB of rust-reference
-    /// and rustc-dev-guide, against 9–11 and 518–578 KB with 32/64 KB shards and 13–14 and
-    /// 193–215 KB with 8 KB (`build-index --example shard_fetch`, format 5, uncompressed); not
-    /// tuned further. Below the threshold the demo (110 KB with vectors) stays one file.
+    /// What `build-index` uses unless told otherwise. Shards of 4 KB: over express,
+    /// rust-reference and rustc-dev-guide joined (4,504 fragments, with vectors, gzip) a cold
+    /// question fetches a median of 288 KB (p95 387 KB) with 4 KB shards, against 427 KB (609)
+    /// with 16 KB, 340 KB (474) with 8 KB and 258 KB (336) with 2 KB, about 32 shards a
+    /// question in each case (`eval --example shard_bytes -- --joined --postings N --text N`);
+    /// below 4 KB the saving is small and the files many. Below the threshold the demo (110 KB
+    /// with vectors) stays one file.
     pub const STANDARD: ShardSizes = ShardSizes {
-        postings: 16 * 1024,
-        text: 16 * 1024,
+        postings: 4 * 1024,
+        text: 4 * 1024,
         threshold: 512 * 1024,
     };
 }
