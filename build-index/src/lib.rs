@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use onrecord_core::{
     Bm25Params, Index, IndexBuilder, IndexSettings, Lang, Page, PageKind, QueryModel, Read, Reader,
-    RoutingHint, ShardSizes, SourceDoc, VectorIndex, chunk, page_kind,
+    RoutingHint, ShardSizes, ShardedFiles, SourceDoc, VectorIndex, VectorLists, chunk, page_kind,
 };
 use onrecord_sources::{
     HtmlReader, MarkdownReader, frontmatter, has_body_marker, is_html, is_markdown,
@@ -500,7 +500,7 @@ impl Layout {
 }
 
 /// Writes a built index into `out_dir`: `index.onr`, or (sharded) `manifest.onr` and its shards
-/// beside it. Returns the paths written, the index or manifest first. A small site stays one
+/// beside it, each gzip-compressed (`onrecord_files` reads either). Returns the paths written, the index or manifest first. A small site stays one
 /// file (`Layout::Auto` below `sizes.threshold`), so its first answer is one fetch.
 pub fn write_layout(
     out_dir: &Path,
@@ -511,10 +511,7 @@ pub fn write_layout(
     if !layout.is_sharded(built.bytes.len(), sizes) {
         return Ok(vec![write_index(out_dir, &built.bytes)?]);
     }
-    let files = built
-        .index
-        .to_shards(built.index.corpus_hash, sizes)
-        .context("cannot encode the sharded index")?;
+    let files = to_compressed_shards(&built.index, sizes)?;
     let mut written = Vec::with_capacity(files.shards.len() + 1);
     // Shards first: a manifest on disk never names a shard that is not there yet.
     for (name, bytes) in &files.shards {
@@ -522,9 +519,42 @@ pub fn write_layout(
     }
     written.insert(
         0,
-        write_atomically(out_dir, "manifest.onr", &files.manifest)?,
+        write_atomically(out_dir, onrecord_files::MANIFEST_NAME, &files.manifest)?,
     );
     Ok(written)
+}
+
+/// The seed of IVF training, so the same vectors always give the same lists.
+const IVF_SEED: u64 = 11;
+
+/// The index as a manifest and shards, its vectors (if any) in about √n IVF lists trained
+/// here (`ivf.rs`), so a question fetches the few lists nearest its vector.
+pub fn to_shards(index: &Index, sizes: ShardSizes) -> Result<ShardedFiles> {
+    let lists = index.vectors.as_ref().map(|v| {
+        let ivf = ivf::train(v, ivf::list_count(v.scales.len()), IVF_SEED);
+        VectorLists {
+            centroids: ivf.centroids,
+            members: ivf.lists.into_iter().map(|l| l.ids).collect(),
+        }
+    });
+    index
+        .to_shards_with(index.corpus_hash, sizes, lists.as_ref())
+        .context("cannot encode the sharded index")
+}
+
+/// [`to_shards`] with every file gzip-compressed, as they are deployed: what a visitor downloads
+/// does not depend on the host compressing it (`onrecord_files` and the widget's worker read
+/// either). Names stay those of the uncompressed files.
+pub fn to_compressed_shards(index: &Index, sizes: ShardSizes) -> Result<ShardedFiles> {
+    let files = to_shards(index, sizes)?;
+    Ok(ShardedFiles {
+        manifest: onrecord_files::gzip(&files.manifest),
+        shards: files
+            .shards
+            .iter()
+            .map(|(name, bytes)| (name.clone(), onrecord_files::gzip(bytes)))
+            .collect(),
+    })
 }
 
 /// Writes `out_dir/name` through a temporary file and a rename.

@@ -29,9 +29,9 @@ with more .html pages than markdown pages is read as a built site) — and write
   --embed-cache DIR     folder of the embedding cache, so a rebuild embeds only fragments whose
                         text changed (default: target/embed-cache)
   --no-embed-cache      keep embeddings in memory only
-  --shards              write a manifest (manifest.onr) and shards a question fetches on demand
-                        instead of one index.onr, whatever the size (by default an index of
-                        512 KB or more is sharded, a smaller one is one file)";
+  --shards              write a manifest (manifest.onr) and shards a question fetches on demand,
+                        each gzip-compressed, instead of one index.onr, whatever the size (by
+                        default an index of 512 KB or more is sharded, a smaller one is one file)";
 
 fn main() -> ExitCode {
     match run() {

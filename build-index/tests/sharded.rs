@@ -134,11 +134,17 @@ fn a_small_site_stays_one_file_and_a_sharded_one_reads_back_from_disk() {
 
     // Read back from the files on disk, fetching by name.
     let question = "How many days do I have to return a bike?";
-    let mut sharded = ShardedIndex::from_manifest(&std::fs::read(&written[0]).unwrap()).unwrap();
+    // Written gzip-compressed (RFC 1952), each file alone.
+    for path in &written {
+        let raw = std::fs::read(path).unwrap();
+        assert_eq!(raw[..2], onrecord_files::GZIP_MAGIC, "{}", path.display());
+    }
+    let mut sharded =
+        ShardedIndex::from_manifest(&onrecord_files::read_file(&written[0]).unwrap()).unwrap();
     let answer = sharded
         .complete(
             |index| ask(index, None, question, &AnswerConfig::DEFAULT),
-            |name| std::fs::read(sharded_dir.join(name)).ok(),
+            |name| onrecord_files::read_file(&sharded_dir.join(name)).ok(),
         )
         .unwrap();
     assert_eq!(

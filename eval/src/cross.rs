@@ -494,13 +494,14 @@ pub struct CrossResult {
 }
 
 /// The index as a visitor's browser would hold it after fetching every shard: written as a
-/// manifest and shards (always sharded, standard shard sizes) and read back.
+/// manifest and shards (always sharded, standard shard sizes, vectors in IVF lists) and read
+/// back: every text shard is taken, and vector search still reads only the probed lists.
 fn through_shards(index: &Index) -> Result<Index> {
     let sizes = ShardSizes {
         threshold: 0,
         ..ShardSizes::STANDARD
     };
-    let files = index.to_shards(index.corpus_hash, sizes)?;
+    let files = build_index::to_shards(index, sizes)?;
     let mut sharded = ShardedIndex::from_manifest(&files.manifest)?;
     for (name, bytes) in &files.shards {
         sharded.add_shard(name, bytes)?;

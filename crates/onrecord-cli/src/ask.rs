@@ -16,7 +16,7 @@ fn locate(path: &Path) -> Result<(PathBuf, Option<PathBuf>)> {
     if path.is_file() {
         return Ok((path.to_path_buf(), path.parent().and_then(beside)));
     }
-    for name in ["index.onr", "manifest.onr"] {
+    for name in ["index.onr", onrecord_files::MANIFEST_NAME] {
         if path.join(name).is_file() {
             return Ok((path.join(name), beside(path)));
         }

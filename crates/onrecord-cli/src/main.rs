@@ -86,7 +86,8 @@ struct BuildArgs {
 
 #[derive(Args)]
 struct AskArgs {
-    /// An index file, a folder with index.onr (as build-index writes), or a deploy folder.
+    /// An index file or manifest, a folder with index.onr or manifest.onr (as build-index
+    /// writes), or a deploy folder.
     index: PathBuf,
     /// The question.
     question: String,
@@ -164,10 +165,7 @@ fn build(args: &BuildArgs) -> Result<()> {
         None => ShardSizes::STANDARD,
     };
     let written = if layout.is_sharded(built.bytes.len(), sizes) {
-        let files = built
-            .index
-            .to_shards(built.index.corpus_hash, sizes)
-            .context("cannot encode the sharded index")?;
+        let files = build_index::to_compressed_shards(&built.index, sizes)?;
         deploy::write_folder(&args.out, &files.manifest, &files.shards, model)?
     } else {
         deploy::write_folder(&args.out, &built.bytes, &[], model)?
@@ -245,8 +243,8 @@ fn check(dir: &Path) -> Result<()> {
         "{}: format version {FORMAT_VERSION}, checksum ok, {} pages, {} fragments, {}",
         folder.index.display(),
         index.docs.len(),
-        index.fragments.len(),
-        if index.vectors.is_some() {
+        index.fragment_count(),
+        if index.vector_space().is_some() {
             "with vectors"
         } else {
             "lexical (no vectors)"
@@ -261,7 +259,7 @@ fn check(dir: &Path) -> Result<()> {
                 model.dims()
             );
         }
-        None if index.vectors.is_some() => bail!(
+        None if index.vector_space().is_some() => bail!(
             "{}: the index has vectors but the loader names no query model",
             folder.index.display()
         ),

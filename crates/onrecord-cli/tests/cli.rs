@@ -227,17 +227,53 @@ fn bad_input_names_the_file_and_line() {
     let half = onrecord(&["build", ".", "--out", "x", "--teacher", "t"]);
     assert_eq!(half.status.code(), Some(2));
     assert!(text(&half.stderr).contains("--model-dir"));
+}
 
-    // A cut-off manifest (a `build-index --shards` folder) is named as one.
-    let sharded = tempfile::tempdir().unwrap();
-    fs::write(sharded.path().join("manifest.onr"), b"ONRMANIF").unwrap();
-    let manifest = sharded.path().join("manifest.onr");
-    for path in [sharded.path(), manifest.as_path()] {
-        let run = onrecord(&["ask", path.to_str().unwrap(), "Anything?"]);
-        assert_eq!(run.status.code(), Some(1));
-        let err = text(&run.stderr);
-        assert!(err.contains("manifest.onr: index manifest"), "{err}");
+/// `onrecord ask` reads a `build-index --shards` folder (gzip-compressed manifest and shards)
+/// and answers as the one-file index does; a missing or damaged shard is named.
+#[test]
+fn ask_reads_a_sharded_index_as_the_one_file_index() {
+    use build_index::{Layout, Options, build, write_layout};
+    use onrecord_core::ShardSizes;
+    let built = build(&demo_corpus(), &Options::standard()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let single = dir.path().join("single");
+    let sharded = dir.path().join("sharded");
+    write_layout(&single, &built, Layout::Single, ShardSizes::STANDARD).unwrap();
+    let small = ShardSizes {
+        postings: 1024,
+        text: 2048,
+        threshold: 0,
+    };
+    let written = write_layout(&sharded, &built, Layout::Sharded, small).unwrap();
+    assert!(written.len() > 10, "{}", written.len());
+    let manifest = sharded.join("manifest.onr");
+    for question in [
+        "How many days do I have to return a bike?",
+        "What does delivery cost in zone 2?",
+        "What is the capital of France?",
+    ] {
+        let whole = onrecord(&["ask", single.to_str().unwrap(), question, "--json"]);
+        assert!(whole.status.success(), "{}", text(&whole.stderr));
+        for path in [&sharded, &manifest] {
+            let run = onrecord(&["ask", path.to_str().unwrap(), question, "--json"]);
+            assert!(run.status.success(), "{}", text(&run.stderr));
+            assert_eq!(text(&run.stdout), text(&whole.stdout), "{question}");
+        }
     }
+    // A shard that is missing, or cut off, is named.
+    let shard = written.last().unwrap();
+    let name = shard.file_name().unwrap().to_str().unwrap().to_owned();
+    let bytes = fs::read(shard).unwrap();
+    fs::write(shard, &bytes[..bytes.len() / 2]).unwrap();
+    let run = onrecord(&["ask", sharded.to_str().unwrap(), "Anything?"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(text(&run.stderr).contains(&name), "{}", text(&run.stderr));
+    fs::remove_file(shard).unwrap();
+    let run = onrecord(&["ask", sharded.to_str().unwrap(), "Anything?"]);
+    assert_eq!(run.status.code(), Some(1));
+    let err = text(&run.stderr);
+    assert!(err.contains(&name) && err.contains("not in"), "{err}");
 }
 
 #[test]
@@ -270,11 +306,11 @@ fn a_sharded_build_checks_and_answers_and_names_a_bad_shard() {
         })
         .collect();
     assert!(shards.len() >= 2, "{shards:?}");
+    // The loader names the manifest, gzip-compressed as every sharded file is.
     let index = fs::read(file_named(&out, "index.", ".onr")).unwrap();
-    assert!(
-        index.starts_with(b"ONRMANIF"),
-        "the loader names the manifest"
-    );
+    assert!(index.starts_with(&[0x1f, 0x8b]), "not gzip");
+    let index = onrecord_files::gunzip_if_gzipped(index).unwrap();
+    assert!(index.starts_with(b"ONRMANIF"), "not the manifest");
 
     let check = onrecord(&["check", out.to_str().unwrap()]);
     assert!(check.status.success(), "{}", text(&check.stderr));

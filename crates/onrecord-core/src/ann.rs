@@ -14,6 +14,7 @@
 //! fragment) gives brute force's ranking exactly.
 
 use crate::bm25::{Hit, best_k};
+use crate::format::VectorIndex;
 use crate::vector::dot;
 
 /// Int8 rows with one scale each: `scales.len()` rows of `dims` values.
@@ -52,6 +53,17 @@ impl<'a> Rows<'a> {
     pub fn score(&self, i: usize, query: &[f32]) -> Option<f32> {
         let (row, scale) = self.row(i)?;
         (query.len() == self.dims).then(|| dot(row, query) * scale)
+    }
+}
+
+impl VectorIndex {
+    /// The vectors as rows.
+    pub fn rows(&self) -> Rows<'_> {
+        Rows {
+            dims: self.dims as usize,
+            scales: &self.scales,
+            data: &self.data,
+        }
     }
 }
 
@@ -196,7 +208,6 @@ pub fn exact_search(rows: Rows<'_>, query: &[f32], k: usize) -> Vec<Hit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::VectorIndex;
     use proptest::prelude::*;
 
     /// A deterministic pseudo-random unit-ish vector.
@@ -224,14 +235,6 @@ mod tests {
             vi.push(&vector(i as u64 + 1, dims));
         }
         vi
-    }
-
-    fn rows(vi: &VectorIndex) -> Rows<'_> {
-        Rows {
-            dims: vi.dims as usize,
-            scales: &vi.scales,
-            data: &vi.data,
-        }
     }
 
     /// Splits `vi` into lists by `assign` and gathers each list's rows.
@@ -283,7 +286,7 @@ mod tests {
         let lists = lists(&vi, 7, |i| (i * 5) % 7);
         for q in 0..20 {
             let query = unit(vector(1000 + q, 24));
-            let approx = ivf_search(rows(&centroids), &lists, &query, 7, 50);
+            let approx = ivf_search(centroids.rows(), &lists, &query, 7, 50);
             assert_eq!(approx, brute(&vi, &query, 50), "query {q}");
         }
     }
@@ -301,8 +304,8 @@ mod tests {
         }
         let lists = lists(&vi, 2, |i| i / 2);
         let query = unit(vec![0.5, 1.0]);
-        assert_eq!(nearest_lists(rows(&centroids), &query, 1), vec![0]);
-        let hits = ivf_search(rows(&centroids), &lists, &query, 1, 10);
+        assert_eq!(nearest_lists(centroids.rows(), &query, 1), vec![0]);
+        let hits = ivf_search(centroids.rows(), &lists, &query, 1, 10);
         let ids: Vec<u32> = hits.iter().map(|h| h.fragment).collect();
         assert_eq!(ids, vec![0, 1]);
         // Brute force ranks a member of the unprobed list first: IVF is approximate.
@@ -312,13 +315,13 @@ mod tests {
     #[test]
     fn binary_with_every_candidate_rescored_is_brute_force() {
         let vi = vectors(300, 70);
-        let codes = sign_codes(rows(&vi));
+        let codes = sign_codes(vi.rows());
         assert_eq!(codes.len(), 300 * 2);
         for q in 0..20 {
             let query = unit(vector(2000 + q, 70));
             let candidates = hamming_candidates(&codes, 70, &query, 300);
             assert_eq!(candidates.len(), 300);
-            let approx = rescore(rows(&vi), &candidates, &query, 50);
+            let approx = rescore(vi.rows(), &candidates, &query, 50);
             assert_eq!(approx, brute(&vi, &query, 50), "query {q}");
         }
     }
@@ -329,7 +332,7 @@ mod tests {
         for v in [[-1.0, -1.0, -1.0], [1.0, 1.0, -1.0], [1.0, 1.0, 1.0]] {
             vi.push(&v);
         }
-        let codes = sign_codes(rows(&vi));
+        let codes = sign_codes(vi.rows());
         assert_eq!(codes, vec![0b000, 0b011, 0b111]);
         let query = unit(vec![0.5, 0.5, 0.5]);
         assert_eq!(hamming_candidates(&codes, 3, &query, 3), vec![2, 1, 0]);
@@ -350,10 +353,10 @@ mod tests {
         assert!(exact_search(empty, &[], 5).is_empty());
         let vi = vectors(5, 4);
         // A query of the wrong length, candidates out of range, k = 0, lists that do not exist.
-        assert!(exact_search(rows(&vi), &[1.0, 0.0], 5).is_empty());
-        assert!(rescore(rows(&vi), &[9, 100], &[0.5; 4], 5).is_empty());
-        assert!(exact_search(rows(&vi), &[0.5; 4], 0).is_empty());
-        assert!(ivf_search(rows(&vi), &[], &[0.5; 4], 5, 5).is_empty());
+        assert!(exact_search(vi.rows(), &[1.0, 0.0], 5).is_empty());
+        assert!(rescore(vi.rows(), &[9, 100], &[0.5; 4], 5).is_empty());
+        assert!(exact_search(vi.rows(), &[0.5; 4], 0).is_empty());
+        assert!(ivf_search(vi.rows(), &[], &[0.5; 4], 5, 5).is_empty());
         assert!(hamming_candidates(&[1, 2, 3], 4, &[0.5; 3], 5).is_empty());
     }
 

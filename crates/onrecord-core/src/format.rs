@@ -25,7 +25,7 @@ use crate::text::Lang;
 /// The first eight bytes of every index file.
 pub const MAGIC: [u8; 8] = *b"ONRINDEX";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// Length of the fixed header before the payload.
 pub const HEADER_LEN: usize = 56;
 
@@ -98,10 +98,12 @@ impl IndexSettings {
 }
 
 /// What a sharded index holds so far, beside the manifest's part of [`Index`]. The storage seam
-/// (`store.rs`) reads fragments and postings through it and notes the shards a read missed.
+/// (`store.rs`) reads fragments, postings, lengths and vectors through it and notes the shards a
+/// read missed.
 #[derive(Debug, Default)]
 pub struct Sharding {
-    /// Every fragment's number of indexed terms (BM25 lengths), from the manifest.
+    /// Every fragment's number of indexed terms (BM25 lengths), [`UNKNOWN`] until a postings
+    /// shard that names the fragment, or its text shard, is in.
     pub(crate) lengths: Vec<u32>,
     /// The ids of [`Index::fragments`] (the fetched ones), ascending.
     pub(crate) fragment_ids: Vec<u32>,
@@ -112,11 +114,30 @@ pub struct Sharding {
     pub(crate) postings_first: Vec<String>,
     /// Each text shard's first fragment, ascending.
     pub(crate) text_first: Vec<u32>,
-    /// Which shards are in (postings shards, then text shards).
+    /// The vector layer, when the index has vectors.
+    pub(crate) vectors: Option<Box<ShardVectors>>,
+    /// Which shards are in (postings shards, then text shards, then vector lists).
     pub(crate) loaded: Vec<bool>,
-    /// Which shards a read needed and did not find (postings shards, then text shards).
+    /// Which shards a read needed and did not find (in the same order as `loaded`).
     /// Atomic so that reads, which take `&Index`, can note them, and the index stays `Sync`.
     pub(crate) missed: Vec<AtomicBool>,
+}
+
+/// A length or row not fetched yet.
+pub(crate) const UNKNOWN: u32 = u32::MAX;
+
+/// The vector layer of a sharded index: IVF centroids from the manifest, and the rows fetched
+/// so far (from vector lists, and beside fragments in text shards).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct ShardVectors {
+    /// One centroid per list, in the space of the fragment vectors.
+    pub(crate) centroids: VectorIndex,
+    /// Each list's members, empty until its shard is in.
+    pub(crate) members: Vec<Vec<u32>>,
+    /// Each fragment's row in `rows`, [`UNKNOWN`] until a shard brings it.
+    pub(crate) row_of: Vec<u32>,
+    /// The fetched rows, in the order they came.
+    pub(crate) rows: VectorIndex,
 }
 
 impl Clone for Sharding {
@@ -127,6 +148,7 @@ impl Clone for Sharding {
             page_starts: self.page_starts.clone(),
             postings_first: self.postings_first.clone(),
             text_first: self.text_first.clone(),
+            vectors: self.vectors.clone(),
             loaded: self.loaded.clone(),
             missed: self
                 .missed
@@ -145,6 +167,7 @@ impl PartialEq for Sharding {
             && self.page_starts == other.page_starts
             && self.postings_first == other.postings_first
             && self.text_first == other.text_first
+            && self.vectors == other.vectors
             && self.loaded == other.loaded
     }
 }
@@ -164,7 +187,7 @@ impl Bm25Params {
 }
 
 /// Fragment vectors: one int8 row (with its scale) per fragment, for the model with `model_checksum`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct VectorIndex {
     /// Checksum of the query model whose space these vectors are in.
     pub model_checksum: u32,
@@ -177,8 +200,8 @@ pub struct VectorIndex {
 }
 
 impl VectorIndex {
-    /// Checks that the vectors cover exactly `n_fragments` fragments.
-    fn validate(&self, n_fragments: usize) -> Result<(), DecodeError> {
+    /// Checks that the vectors hold exactly `n_fragments` rows.
+    pub(crate) fn validate(&self, n_fragments: usize) -> Result<(), DecodeError> {
         let dims = self.dims as usize;
         if dims == 0
             || self.scales.len() != n_fragments
@@ -344,12 +367,16 @@ impl std::error::Error for DecodeError {}
 pub enum EncodeError {
     /// Postcard could not serialise the payload.
     Serialize(String),
+    /// The parts given to the writer do not fit together (e.g. vector lists that do not
+    /// cover every fragment once).
+    Inconsistent(&'static str),
 }
 
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EncodeError::Serialize(msg) => write!(f, "cannot serialise index: {msg}"),
+            EncodeError::Inconsistent(what) => write!(f, "cannot write index: {what}"),
         }
     }
 }

@@ -81,8 +81,8 @@ pub use crate::retrieve::{
 };
 pub use crate::sentence::sentences;
 pub use crate::shard::{
-    MANIFEST_MAGIC, Manifest, ManifestError, SHARD_MAGIC, ShardError, ShardErrorKind, ShardSizes,
-    ShardedFiles, ShardedIndex,
+    MANIFEST_MAGIC, Manifest, ManifestError, PROBES, SHARD_MAGIC, ShardError, ShardErrorKind,
+    ShardSizes, ShardedFiles, ShardedIndex, VectorLists,
 };
 pub use crate::source::{
     Block, BlockKind, LightReader, Page, Read, ReadError, Reader, SourceDoc, SourceSection,

@@ -6,23 +6,35 @@
 //!
 //! | file | magic | payload |
 //! |---|---|---|
-//! | manifest | `ONRMANIF` | [`Manifest`]: pages, statistics, vectors, hints, the shard list |
-//! | postings shard | `ONRSHARD` | the postings of a run of terms (`first..next first`) |
-//! | text shard | `ONRSHARD` | the fragments of a run of whole pages (`first..next first`) |
+//! | manifest | `ONRMANIF` | [`Manifest`]: pages, statistics, IVF centroids, hints, the shard list |
+//! | postings shard `p-` | `ONRSHARD` | the postings of a run of terms (`first..next first`), and the BM25 length of every fragment they name |
+//! | text shard `t-` | `ONRSHARD` | the fragments of a run of whole pages (`first..next first`), with their vectors |
+//! | vector shard `v-` | `ONRSHARD` | the members of one IVF list: fragment ids and vectors |
 //!
-//! A shard's file name is `p-` or `t-` and its CRC-32 in hex: named by content, so a host may
-//! cache it forever, and a shard from another build, or a changed one, has another name (the
-//! rare CRC collision is still refused: the header's corpus hash names the build). The
-//! manifest lists each shard's first term or fragment and its checksum; [`ShardedIndex`] takes
-//! a shard only when its header's corpus hash and checksum are the ones the manifest lists.
+//! Nothing in the manifest grows with the fragment count but the pages: a question reads BM25
+//! lengths beside the postings it fetched, and vectors from the [`PROBES`] lists whose centroids
+//! are nearest its vector (IVF: `ann.rs`; the build trains the lists, `build-index`'s `ivf.rs`).
+//!
+//! On disk and on the wire each file is gzip-compressed (RFC 1952), so its size does not depend
+//! on the host compressing it. The core reads and writes the files uncompressed (it has no
+//! (de)compressor: the browser gunzips with `DecompressionStream`, native readers in their
+//! adapter, `onrecord-files`).
+//!
+//! A shard's file name is `p-`, `t-` or `v-` and the CRC-32 in its header (over its
+//! uncompressed header and payload, the checksum [`Manifest`] lists) in hex, with `.onr`:
+//! named by content, so a host may cache it forever, and a shard from another build, or a
+//! changed one, has another name (the rare CRC collision is still refused: the header's corpus
+//! hash names the build). [`ShardedIndex`] takes a shard only when its header's corpus hash and
+//! checksum are the ones the manifest lists.
 //! Fragment ids are the whole index's, so citations, quote checks and the proxy's ids keep
 //! their meaning.
 //!
 //! Answering is two-phase (or three): [`ShardedIndex::index`] answers `ask` with what it has;
 //! every read it could not answer notes a shard ([`ShardedIndex::needed`]): first the postings
-//! shards of the question's words, then the text shards of the candidates' pages. The caller
-//! fetches them, adds them and asks again, until nothing is needed; then each read returned what
-//! the whole index would have, and so does the answer.
+//! shards of the question's words and the vector lists nearest its vector, then the text shards
+//! of the candidates' pages. The caller fetches them, adds them and asks again, until nothing
+//! is needed; then each read returned what the whole index would have (vector search: what
+//! IVF over the probed lists returns), and so does the answer.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,8 +43,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::collection::Collection;
 use crate::format::{
-    DecodeError, Doc, EncodeError, Fragment, Index, IndexSettings, RoutingHint, Sharding,
-    TermPostings, VectorIndex, frame, unframe, validate_terms,
+    DecodeError, Doc, EncodeError, Fragment, Index, IndexSettings, RoutingHint, ShardVectors,
+    Sharding, TermPostings, UNKNOWN, VectorIndex, frame, unframe, validate_terms,
 };
 use crate::text::Lang;
 
@@ -40,6 +52,10 @@ use crate::text::Lang;
 pub const MANIFEST_MAGIC: [u8; 8] = *b"ONRMANIF";
 /// The first eight bytes of a shard.
 pub const SHARD_MAGIC: [u8; 8] = *b"ONRSHARD";
+
+/// How many IVF lists a question's vector search reads: the lists whose centroids are nearest
+/// its vector. 16 lost no recall@5 on any eval set with √n lists (`eval/results/ann.md`).
+pub const PROBES: usize = 16;
 
 /// How large shards grow: a shard is closed once its payload reaches the target, so each is
 /// about that size (a page's fragments are never split, nor a term's postings).
@@ -55,16 +71,28 @@ pub struct ShardSizes {
 }
 
 impl ShardSizes {
-    /// What `build-index` uses unless told otherwise. Shards of 16 KB: on the shared corpora
-    /// (lexical) a question fetches a median of 12–14 shards and 286–312 KB of rust-reference
-    /// and rustc-dev-guide, against 9–11 and 518–578 KB with 32/64 KB shards and 13–14 and
-    /// 193–215 KB with 8 KB (`build-index --example shard_fetch`); not tuned further, and
-    /// uncompressed. Below the threshold the demo (110 KB with vectors) stays one file.
+    /// What `build-index` uses unless told otherwise. Shards of 4 KB: over express,
+    /// rust-reference and rustc-dev-guide joined (4,504 fragments, with vectors, gzip) a cold
+    /// question fetches a median of 288 KB (p95 387 KB) with 4 KB shards, against 427 KB (609)
+    /// with 16 KB, 340 KB (474) with 8 KB and 258 KB (336) with 2 KB, about 32 shards a
+    /// question in each case (`eval --example shard_bytes -- --joined --postings N --text N`);
+    /// below 4 KB the saving is small and the files many. Below the threshold the demo (110 KB
+    /// with vectors) stays one file.
     pub const STANDARD: ShardSizes = ShardSizes {
-        postings: 16 * 1024,
-        text: 16 * 1024,
+        postings: 4 * 1024,
+        text: 4 * 1024,
         threshold: 512 * 1024,
     };
+}
+
+/// The IVF lists the fragment vectors are grouped in (trained by `build-index`): one centroid
+/// per list, and each list's members. Every fragment is in exactly one list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorLists {
+    /// One centroid per list, in the fragment vectors' space.
+    pub centroids: VectorIndex,
+    /// Each list's fragment ids, ascending.
+    pub members: Vec<Vec<u32>>,
 }
 
 /// A sharded index's manifest: what every question reads, and where the rest is.
@@ -77,15 +105,17 @@ pub struct Manifest {
     pub default_lang: Lang,
     /// How the index was built.
     pub settings: IndexSettings,
-    /// Documents, in path order.
+    /// Documents, in path order (their fragment counts place every fragment on its page).
     pub docs: Vec<Doc>,
-    /// Every fragment's number of indexed terms: BM25 reads the length of any fragment a
-    /// question's postings name, before any fragment text is fetched.
-    pub fragment_lengths: Vec<u32>,
+    /// Number of fragments: BM25's document count.
+    pub fragment_count: u32,
     /// Mean number of indexed terms per fragment.
     pub avg_fragment_terms: f32,
-    /// Fragment vectors, when the index was built with an embedding model.
-    pub vectors: Option<VectorIndex>,
+    /// The IVF centroids (model checksum, dimensions, one row per list), when the index has
+    /// vectors; list `i`'s members are in the vector shard with checksum `lists[i]`.
+    pub centroids: Option<VectorIndex>,
+    /// Each vector list's shard checksum, in centroid order.
+    pub lists: Vec<u32>,
     /// Routing hints to private notes.
     pub hints: Vec<RoutingHint>,
     /// Postings of the hints' public-safe words.
@@ -103,10 +133,25 @@ pub struct Manifest {
 /// A shard's payload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 enum ShardBody {
-    /// The postings of a run of terms, sorted by term.
-    Postings(Vec<TermPostings>),
-    /// The fragments of a run of whole pages, in id order.
-    Text(Vec<Fragment>),
+    /// The postings of a run of terms, sorted by term, and `(fragment, BM25 length)` of every
+    /// fragment they name, by fragment.
+    Postings {
+        terms: Vec<TermPostings>,
+        lengths: Vec<(u32, u32)>,
+    },
+    /// The fragments of a run of whole pages, in id order, and their vectors (one scale and
+    /// `dims` values each; none without vectors), so a candidate's meaning needs no list.
+    Text {
+        fragments: Vec<Fragment>,
+        scales: Vec<f32>,
+        data: Vec<i8>,
+    },
+    /// One IVF list: its members' ids, ascending, and their vectors.
+    Vectors {
+        ids: Vec<u32>,
+        scales: Vec<f32>,
+        data: Vec<i8>,
+    },
 }
 
 /// A sharded index as files: the manifest, and each shard with its name.
@@ -114,26 +159,60 @@ enum ShardBody {
 pub struct ShardedFiles {
     /// The manifest's bytes.
     pub manifest: Vec<u8>,
-    /// `(file name, bytes)` of each shard, postings shards first.
+    /// `(file name, bytes)` of each shard: postings shards, text shards, vector shards.
     pub shards: Vec<(String, Vec<u8>)>,
 }
 
 impl Index {
-    /// Writes the index as a manifest and shards. The same index always gives the same bytes.
+    /// Writes the index as a manifest and shards, its vectors (if any) in one list. The same
+    /// index always gives the same bytes.
     pub fn to_shards(
         &self,
         corpus_hash: [u8; 32],
         sizes: ShardSizes,
     ) -> Result<ShardedFiles, EncodeError> {
+        self.to_shards_with(corpus_hash, sizes, None)
+    }
+
+    /// Writes the index as a manifest and shards, its vectors grouped in `lists` (`None`: one
+    /// list of every fragment, so every question reads every vector). The same index and lists
+    /// always give the same bytes.
+    pub fn to_shards_with(
+        &self,
+        corpus_hash: [u8; 32],
+        sizes: ShardSizes,
+        lists: Option<&VectorLists>,
+    ) -> Result<ShardedFiles, EncodeError> {
+        let n_frags = self.fragments.len();
+        let rows = |ids: &mut dyn Iterator<Item = u32>| -> (Vec<f32>, Vec<i8>) {
+            let (mut scales, mut data) = (Vec::new(), Vec::new());
+            for id in ids {
+                if let Some((row, scale)) = self.vector(id) {
+                    scales.push(scale);
+                    data.extend_from_slice(row);
+                }
+            }
+            (scales, data)
+        };
         let mut shards = Vec::new();
         let mut postings = Vec::new();
         for run in runs(&self.terms, sizes.postings, |_| true)? {
             let first = run.first().map(|t| t.term.clone()).unwrap_or_default();
-            let bytes = frame(
-                &SHARD_MAGIC,
-                corpus_hash,
-                &ShardBody::Postings(run.to_vec()),
-            )?;
+            let mut named: Vec<u32> = run
+                .iter()
+                .flat_map(|t| t.postings.iter().map(|p| p.0))
+                .collect();
+            named.sort_unstable();
+            named.dedup();
+            let lengths = named
+                .into_iter()
+                .filter_map(|id| Some((id, self.fragments.get(id as usize)?.n_terms)))
+                .collect();
+            let body = ShardBody::Postings {
+                terms: run.to_vec(),
+                lengths,
+            };
+            let bytes = frame(&SHARD_MAGIC, corpus_hash, &body)?;
             postings.push((first, file_checksum(&bytes)));
             shards.push((shard_name('p', file_checksum(&bytes)), bytes));
         }
@@ -141,19 +220,63 @@ impl Index {
         let mut texts = Vec::new();
         let mut first = 0u32;
         for run in runs(&self.fragments, sizes.text, |f| f.position == 0)? {
-            let bytes = frame(&SHARD_MAGIC, corpus_hash, &ShardBody::Text(run.to_vec()))?;
+            let end = first + run.len() as u32;
+            let (scales, data) = rows(&mut (first..end));
+            let body = ShardBody::Text {
+                fragments: run.to_vec(),
+                scales,
+                data,
+            };
+            let bytes = frame(&SHARD_MAGIC, corpus_hash, &body)?;
             texts.push((first, file_checksum(&bytes)));
             shards.push((shard_name('t', file_checksum(&bytes)), bytes));
-            first += run.len() as u32;
+            first = end;
+        }
+        let (centroids, members) = match (&self.vectors, lists) {
+            (None, _) => (None, Vec::new()),
+            (Some(v), Some(lists)) => {
+                check_lists(lists, v, n_frags)?;
+                // An empty list is never worth a fetch (and two would share a name).
+                let mut centroids = VectorIndex::new(v.model_checksum, v.dims);
+                let mut members = Vec::new();
+                for (l, ids) in lists.members.iter().enumerate() {
+                    if let (false, Some((row, scale))) =
+                        (ids.is_empty(), lists.centroids.rows().row(l))
+                    {
+                        centroids.scales.push(scale);
+                        centroids.data.extend_from_slice(row);
+                        members.push(ids.clone());
+                    }
+                }
+                (Some(centroids), members)
+            }
+            (Some(v), None) => {
+                let mut one = VectorIndex::new(v.model_checksum, v.dims);
+                one.push(&vec![1.0; v.dims as usize]);
+                (Some(one), vec![(0..n_frags as u32).collect()])
+            }
+        };
+        let mut list_sums = Vec::new();
+        for ids in &members {
+            let (scales, data) = rows(&mut ids.iter().copied());
+            let body = ShardBody::Vectors {
+                ids: ids.clone(),
+                scales,
+                data,
+            };
+            let bytes = frame(&SHARD_MAGIC, corpus_hash, &body)?;
+            list_sums.push(file_checksum(&bytes));
+            shards.push((shard_name('v', file_checksum(&bytes)), bytes));
         }
         let manifest = Manifest {
             corpus_hash,
             default_lang: self.default_lang,
             settings: self.settings,
             docs: self.docs.clone(),
-            fragment_lengths: self.fragments.iter().map(|f| f.n_terms).collect(),
+            fragment_count: n_frags as u32,
             avg_fragment_terms: self.avg_fragment_terms,
-            vectors: self.vectors.clone(),
+            centroids,
+            lists: list_sums,
             hints: self.hints.clone(),
             hint_terms: self.hint_terms.clone(),
             site_words: self.site_words.clone(),
@@ -166,6 +289,46 @@ impl Index {
             shards,
         })
     }
+}
+
+/// Checks that `lists` has a centroid per list in the vectors' space and puts every fragment
+/// in exactly one list, in ascending order.
+fn check_lists(
+    lists: &VectorLists,
+    vectors: &VectorIndex,
+    n_frags: usize,
+) -> Result<(), EncodeError> {
+    let c = &lists.centroids;
+    if c.dims != vectors.dims
+        || c.model_checksum != vectors.model_checksum
+        || c.validate(lists.members.len()).is_err()
+    {
+        return Err(EncodeError::Inconsistent(
+            "the vector lists' centroids do not fit the vectors",
+        ));
+    }
+    let mut seen = vec![false; n_frags];
+    for ids in &lists.members {
+        if ids.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(EncodeError::Inconsistent(
+                "a vector list's members are not ascending",
+            ));
+        }
+        for &id in ids {
+            match seen.get_mut(id as usize) {
+                Some(s) if !*s => *s = true,
+                _ => {
+                    return Err(EncodeError::Inconsistent(
+                        "a vector list names a missing fragment or one in another list",
+                    ));
+                }
+            }
+        }
+    }
+    if seen.contains(&false) {
+        return Err(EncodeError::Inconsistent("a fragment is in no vector list"));
+    }
+    Ok(())
 }
 
 /// Cuts `items` into runs whose postcard size reaches `target`, each run starting at an item
@@ -301,7 +464,7 @@ impl ShardedIndex {
 
     fn decode(bytes: &[u8]) -> Result<ShardedIndex, DecodeError> {
         let (m, corpus_hash, _): (Manifest, _, _) = unframe(bytes, &MANIFEST_MAGIC)?;
-        let n_frags = m.fragment_lengths.len();
+        let n_frags = m.fragment_count as usize;
         let n_pages: u64 = m.docs.iter().map(|d| u64::from(d.n_fragments)).sum();
         if n_pages != n_frags as u64 {
             return Err(DecodeError::Invalid(
@@ -321,17 +484,40 @@ impl ShardedIndex {
                 "text shards do not cover the fragments in order",
             ));
         }
-        let names = m
+        let vectors = match m.centroids {
+            Some(centroids) => {
+                centroids.validate(m.lists.len())?;
+                if n_frags > 0 && m.lists.is_empty() {
+                    return Err(DecodeError::Invalid("the vectors have no lists"));
+                }
+                Some(Box::new(ShardVectors {
+                    members: vec![Vec::new(); m.lists.len()],
+                    row_of: vec![UNKNOWN; n_frags],
+                    rows: VectorIndex::new(centroids.model_checksum, centroids.dims),
+                    centroids,
+                }))
+            }
+            None if m.lists.is_empty() => None,
+            None => return Err(DecodeError::Invalid("vector lists without centroids")),
+        };
+        let names: Vec<String> = m
             .postings
             .iter()
             .map(|p| shard_name('p', p.1))
             .chain(m.texts.iter().map(|t| shard_name('t', t.1)))
+            .chain(m.lists.iter().map(|&l| shard_name('v', l)))
             .collect();
-        let checksums = m
+        let mut sorted: Vec<&String> = names.iter().collect();
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|w| w[0] == w[1]) {
+            return Err(DecodeError::Invalid("two shards have the same name"));
+        }
+        let checksums: Vec<u32> = m
             .postings
             .iter()
             .map(|p| p.1)
             .chain(m.texts.iter().map(|t| t.1))
+            .chain(m.lists.iter().copied())
             .collect();
         let mut page_starts = Vec::with_capacity(m.docs.len());
         let mut start = 0u32;
@@ -341,13 +527,14 @@ impl ShardedIndex {
         }
         let sharding = Sharding {
             page_starts,
-            loaded: vec![false; m.postings.len() + m.texts.len()],
-            missed: (0..m.postings.len() + m.texts.len())
+            loaded: vec![false; checksums.len()],
+            missed: (0..checksums.len())
                 .map(|_| AtomicBool::new(false))
                 .collect(),
             postings_first: m.postings.into_iter().map(|p| p.0).collect(),
             text_first: m.texts.into_iter().map(|t| t.0).collect(),
-            lengths: m.fragment_lengths,
+            lengths: vec![UNKNOWN; n_frags],
+            vectors,
             ..Sharding::default()
         };
         let index = Index {
@@ -358,7 +545,7 @@ impl ShardedIndex {
             fragments: Vec::new(),
             terms: Vec::new(),
             avg_fragment_terms: m.avg_fragment_terms,
-            vectors: m.vectors,
+            vectors: None,
             hints: m.hints,
             hint_terms: m.hint_terms,
             site_words: m.site_words,
@@ -379,7 +566,7 @@ impl ShardedIndex {
         &self.index
     }
 
-    /// Every shard's file name, postings shards first.
+    /// Every shard's file name: postings shards, text shards, vector shards.
     pub fn shard_names(&self) -> &[String] {
         &self.names
     }
@@ -454,9 +641,10 @@ impl ShardedIndex {
             return Ok(());
         }
         let n_postings = sharding.postings_first.len();
+        let n_texts = sharding.text_first.len();
         let n_frags = sharding.lengths.len();
         match body {
-            ShardBody::Postings(terms) if slot < n_postings => {
+            ShardBody::Postings { terms, lengths } if slot < n_postings => {
                 validate_terms(&terms, n_frags).map_err(|_| {
                     error(ShardErrorKind::Invalid(
                         "its postings are not sorted or name missing fragments",
@@ -472,13 +660,27 @@ impl ShardedIndex {
                         "it holds terms outside its range",
                     )));
                 }
+                let named = |id: u32| lengths.binary_search_by_key(&id, |l| l.0).is_ok();
+                if lengths.windows(2).any(|l| l[0].0 >= l[1].0)
+                    || !terms.iter().flat_map(|t| &t.postings).all(|p| named(p.0))
+                {
+                    return Err(error(ShardErrorKind::Invalid(
+                        "its lengths are not sorted or miss a fragment its postings name",
+                    )));
+                }
+                set_lengths(&mut sharding.lengths, lengths.iter().copied())
+                    .map_err(|what| error(ShardErrorKind::Invalid(what)))?;
                 // Shards hold disjoint term ranges, so the new run goes in one piece.
                 let at = terms.first().map_or(0, |t| {
                     index.terms.partition_point(|have| have.term < t.term)
                 });
                 index.terms.splice(at..at, terms);
             }
-            ShardBody::Text(fragments) if slot >= n_postings => {
+            ShardBody::Text {
+                fragments,
+                scales,
+                data,
+            } if (n_postings..n_postings + n_texts).contains(&slot) => {
                 let text = slot - n_postings;
                 let first = sharding.text_first.get(text).copied().unwrap_or(0);
                 let end = sharding
@@ -491,28 +693,49 @@ impl ShardedIndex {
                     )));
                 }
                 for (i, f) in fragments.iter().enumerate() {
-                    let id = first as usize + i;
                     f.validate(index.docs.len()).map_err(|e| {
                         error(ShardErrorKind::Invalid(match e {
                             DecodeError::Invalid(what) => what,
                             _ => "a fragment does not read",
                         }))
                     })?;
-                    if sharding.lengths.get(id) != Some(&f.n_terms) {
-                        return Err(error(ShardErrorKind::Invalid(
-                            "a fragment's length differs from the manifest's",
-                        )));
-                    }
-                    if sharding.page_of(id as u32) != Some(f.doc) {
+                    if sharding.page_of(first + i as u32) != Some(f.doc) {
                         return Err(error(ShardErrorKind::Invalid(
                             "a fragment's page differs from the manifest's",
                         )));
                     }
                 }
-                let at = sharding.fragment_ids.partition_point(|&id| id < first);
                 let ids = (first..).take(fragments.len());
+                let has_vectors = sharding.vectors.is_some();
+                if has_vectors || !scales.is_empty() || !data.is_empty() {
+                    put_rows(&mut sharding.vectors, ids.clone(), scales, data)
+                        .map_err(|what| error(ShardErrorKind::Invalid(what)))?;
+                }
+                let lengths = ids.clone().zip(fragments.iter().map(|f| f.n_terms));
+                set_lengths(&mut sharding.lengths, lengths)
+                    .map_err(|what| error(ShardErrorKind::Invalid(what)))?;
+                let at = sharding.fragment_ids.partition_point(|&id| id < first);
                 sharding.fragment_ids.splice(at..at, ids);
                 index.fragments.splice(at..at, fragments);
+            }
+            ShardBody::Vectors { ids, scales, data } if slot >= n_postings + n_texts => {
+                if ids.windows(2).any(|w| w[0] >= w[1])
+                    || ids.last().is_some_and(|&id| id as usize >= n_frags)
+                {
+                    return Err(error(ShardErrorKind::Invalid(
+                        "its members are not ascending or name missing fragments",
+                    )));
+                }
+                let list = slot - n_postings - n_texts;
+                put_rows(&mut sharding.vectors, ids.iter().copied(), scales, data)
+                    .map_err(|what| error(ShardErrorKind::Invalid(what)))?;
+                if let Some(members) = sharding
+                    .vectors
+                    .as_mut()
+                    .and_then(|v| v.members.get_mut(list))
+                {
+                    *members = ids;
+                }
             }
             _ => {
                 return Err(error(ShardErrorKind::Invalid(
@@ -525,4 +748,51 @@ impl ShardedIndex {
         }
         Ok(())
     }
+}
+
+/// Records fetched BM25 lengths; a length that differs from one already known is refused.
+fn set_lengths(
+    known: &mut [u32],
+    lengths: impl Iterator<Item = (u32, u32)>,
+) -> Result<(), &'static str> {
+    for (id, len) in lengths {
+        match known.get_mut(id as usize) {
+            Some(have) if *have == UNKNOWN || *have == len => *have = len,
+            Some(_) => return Err("a fragment's length differs between shards"),
+            None => return Err("a length names a missing fragment"),
+        }
+    }
+    Ok(())
+}
+
+/// Adds the rows of fragments `ids` (one scale and `dims` values each) to the fetched vectors;
+/// rows already there are kept.
+fn put_rows(
+    vectors: &mut Option<Box<ShardVectors>>,
+    ids: impl Iterator<Item = u32> + Clone,
+    scales: Vec<f32>,
+    data: Vec<i8>,
+) -> Result<(), &'static str> {
+    let Some(v) = vectors.as_deref_mut() else {
+        return Err("it holds vectors, and the index has none");
+    };
+    let dims = v.rows.dims as usize;
+    let n = ids.clone().count();
+    if scales.len() != n || Some(data.len()) != n.checked_mul(dims) {
+        return Err("its vectors do not match its fragments");
+    }
+    if scales.iter().any(|s| !s.is_finite()) {
+        return Err("a vector scale is not finite");
+    }
+    for ((id, scale), row) in ids.zip(scales).zip(data.chunks_exact(dims.max(1))) {
+        let next = v.rows.scales.len() as u32;
+        match v.row_of.get_mut(id as usize) {
+            Some(r) if *r == UNKNOWN => *r = next,
+            Some(_) => continue,
+            None => return Err("a vector names a missing fragment"),
+        }
+        v.rows.scales.push(scale);
+        v.rows.data.extend_from_slice(row);
+    }
+    Ok(())
 }

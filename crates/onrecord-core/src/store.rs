@@ -10,8 +10,10 @@
 //! The seam is one concrete type rather than a trait: the answer path is most of the wasm
 //! module, and a trait would compile it once per store.
 
+use crate::ann::nearest_lists;
 use crate::collection::Collection;
-use crate::format::{Doc, Fragment, Index, RoutingHint, Sharding, TermPostings};
+use crate::format::{Doc, Fragment, Index, RoutingHint, Sharding, TermPostings, UNKNOWN};
+use crate::shard::PROBES;
 use crate::text::Lang;
 use std::sync::atomic::Ordering;
 
@@ -106,10 +108,17 @@ impl Index {
         }
     }
 
-    /// A fragment's number of indexed terms (its BM25 length).
+    /// A fragment's number of indexed terms (its BM25 length). A sharded index knows the
+    /// lengths of the fragments its fetched postings name.
     pub fn fragment_length(&self, id: u32) -> Option<u32> {
         match &self.sharding {
-            Some(s) => s.lengths.get(id as usize).copied(),
+            Some(s) => match s.lengths.get(id as usize) {
+                Some(&UNKNOWN) => {
+                    s.want_fragment(id);
+                    None
+                }
+                known => known.copied(),
+            },
             None => self.fragments.get(id as usize).map(|f| f.n_terms),
         }
     }
@@ -150,18 +159,48 @@ impl Index {
 
     /// The vectors' model checksum and dimensions, when the index has vectors.
     pub fn vector_space(&self) -> Option<(u32, usize)> {
-        self.vectors
-            .as_ref()
-            .map(|v| (v.model_checksum, v.dims as usize))
+        let vectors = match &self.sharding {
+            Some(s) => &s.vectors.as_ref()?.centroids,
+            None => self.vectors.as_ref()?,
+        };
+        Some((vectors.model_checksum, vectors.dims as usize))
     }
 
     /// A fragment's int8 vector and its scale.
     pub fn vector(&self, frag: u32) -> Option<(&[i8], f32)> {
-        let vectors = self.vectors.as_ref()?;
-        let dims = vectors.dims as usize;
-        let start = (frag as usize).checked_mul(dims)?;
-        let row = vectors.data.get(start..start.checked_add(dims)?)?;
-        Some((row, *vectors.scales.get(frag as usize)?))
+        let Some(s) = &self.sharding else {
+            return self.vectors.as_ref()?.rows().row(frag as usize);
+        };
+        let v = s.vectors.as_ref()?;
+        match v.row_of.get(frag as usize) {
+            // A text shard carries its fragments' vectors.
+            Some(&UNKNOWN) => {
+                s.want_fragment(frag);
+                None
+            }
+            Some(&row) => v.rows.rows().row(row as usize),
+            None => None,
+        }
+    }
+
+    /// The fragments whose vectors a question's vector search scores: `None` for every
+    /// fragment (a whole index), or, for a sharded index, the members of the [`PROBES`] lists
+    /// whose centroids are nearest `query` (those not fetched yet are noted as needed).
+    pub fn vector_candidates(&self, query: &[f32]) -> Option<Vec<u32>> {
+        let s = self.sharding.as_ref()?;
+        let Some(v) = &s.vectors else {
+            return Some(Vec::new());
+        };
+        let mut ids = Vec::new();
+        for list in nearest_lists(v.centroids.rows(), query, PROBES) {
+            let slot = s.postings_first.len() + s.text_first.len() + list as usize;
+            if s.loaded.get(slot) == Some(&true) {
+                ids.extend(v.members.get(list as usize).into_iter().flatten());
+            } else {
+                s.want(slot);
+            }
+        }
+        Some(ids)
     }
 }
 

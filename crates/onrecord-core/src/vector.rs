@@ -256,7 +256,8 @@ impl VectorIndex {
     }
 }
 
-/// The `k` fragments whose vectors are most similar (cosine) to `query`.
+/// The `k` fragments whose vectors are most similar (cosine) to `query`: exactly for a whole
+/// index, among the probed lists' members for a sharded one.
 pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
     if index
         .vector_space()
@@ -264,15 +265,19 @@ pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
     {
         return Vec::new();
     }
-    let hits: Vec<Hit> = (0..index.fragment_count())
-        .map_while(|frag| {
-            let (row, scale) = index.vector(frag)?;
-            Some(Hit {
-                fragment: frag,
-                score: dot(row, query) * scale,
-            })
+    let score = |frag: u32| {
+        let (row, scale) = index.vector(frag)?;
+        Some(Hit {
+            fragment: frag,
+            score: dot(row, query) * scale,
         })
-        .collect();
+    };
+    // A sharded index scores the members of the lists nearest the question (IVF), a whole
+    // index every fragment.
+    let hits: Vec<Hit> = match index.vector_candidates(query) {
+        Some(ids) => ids.into_iter().filter_map(score).collect(),
+        None => (0..index.fragment_count()).map_while(score).collect(),
+    };
     let k = k.min(hits.len());
     if k == 0 {
         return Vec::new();

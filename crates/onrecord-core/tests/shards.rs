@@ -1,11 +1,12 @@
 //! The sharded layout: golden files, on-demand answering identical to the whole index, and
 //! shards that are cut off, corrupt, of another version or of another build.
 
+use onrecord_core::ann::{IvfList, ivf_search};
 use onrecord_core::{
     AnswerConfig, Block, DecodeError, FORMAT_VERSION, HEADER_LEN, Index, IndexBuilder,
-    IndexSettings, Lang, MANIFEST_MAGIC, QueryModel, SHARD_MAGIC, ShardErrorKind, ShardSizes,
-    ShardedFiles, ShardedIndex, SourceDoc, SourceSection, VectorIndex, ask, chunk,
-    encode_query_model,
+    IndexSettings, Lang, MANIFEST_MAGIC, PROBES, QueryModel, SHARD_MAGIC, ShardErrorKind,
+    ShardSizes, ShardedFiles, ShardedIndex, SourceDoc, SourceSection, VectorIndex, VectorLists,
+    ask, chunk, encode_query_model, search_vectors,
 };
 use proptest::prelude::*;
 
@@ -153,6 +154,8 @@ fn the_fixture_makes_several_shards_of_each_kind() {
     };
     assert!(count("p-") >= 3, "{:?}", files.shards.len());
     assert!(count("t-") >= 3, "{:?}", files.shards.len());
+    // Without lists, the vectors are one list.
+    assert_eq!(count("v-"), 1, "{:?}", files.shards.len());
 }
 
 #[test]
@@ -195,7 +198,7 @@ fn answers_on_demand_equal_the_whole_index() {
     }
 }
 
-/// With a query model, vector ranking and the meaning feature read the manifest's vectors:
+/// With a query model, vector ranking and the meaning feature read the vector and text shards:
 /// answers stay the whole index's.
 #[test]
 fn answers_with_vectors_on_demand_equal_the_whole_index() {
@@ -338,7 +341,150 @@ fn every_shard_in_gives_the_whole_index_back() {
     assert_eq!(index.fragments, whole.fragments);
     assert_eq!(index.terms, whole.terms);
     assert_eq!(index.docs, whole.docs);
-    assert_eq!(index.vectors, whole.vectors);
+    assert_eq!(index.vector_space(), whole.vector_space());
+    for id in 0..whole.fragment_count() {
+        assert_eq!(index.vector(id), whole.vector(id), "{id}");
+        assert_eq!(index.fragment_length(id), whole.fragment_length(id), "{id}");
+    }
+    assert!(sharded.needed().is_empty());
+}
+
+/// The previous version's golden manifest is refused by its version, with a message that
+/// says to rebuild.
+#[test]
+fn the_previous_versions_golden_manifest_is_refused_clearly() {
+    let path = format!(
+        "{}/tests/data/sharded_v{}/manifest.onr",
+        env!("CARGO_MANIFEST_DIR"),
+        FORMAT_VERSION - 1
+    );
+    let bytes = std::fs::read(&path).expect("the previous version keeps its golden files");
+    let err = ShardedIndex::from_manifest(&bytes).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        &DecodeError::UnsupportedVersion {
+            found: FORMAT_VERSION - 1,
+            supported: FORMAT_VERSION
+        }
+    );
+    assert!(err.to_string().contains("rebuild"), "{err}");
+}
+
+/// `n` one-fragment pages with pseudo-random vectors of 8 dimensions, grouped in `n_lists`
+/// lists (fragment `i` in list `i % n_lists`) around pseudo-random centroids.
+fn ivf_fixture(n: usize, n_lists: usize) -> (Index, VectorLists) {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % 2001) as f32 / 1000.0 - 1.0
+    };
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+    for i in 0..n {
+        let doc = SourceDoc {
+            path: format!("p{i:03}.md"),
+            url: format!("/p{i}/"),
+            title: format!("Page {i}"),
+            lang: Lang::English,
+            themes: vec![],
+            collection: None,
+            sections: vec![SourceSection {
+                heading_path: vec![format!("Part {i}")],
+                anchor: String::new(),
+                blocks: vec![Block::paragraph(format!(
+                    "Gear {i} needs grease number {} every season.",
+                    i % 7
+                ))],
+            }],
+        };
+        builder.add(&doc, &chunk(&doc, 800));
+    }
+    let mut index = builder.finish();
+    let mut vectors = VectorIndex::new(0xabcd, 8);
+    for _ in 0..index.fragments.len() {
+        vectors.push(&(0..8).map(|_| next()).collect::<Vec<_>>());
+    }
+    let mut centroids = VectorIndex::new(0xabcd, 8);
+    for _ in 0..n_lists {
+        centroids.push(&(0..8).map(|_| next()).collect::<Vec<_>>());
+    }
+    index.vectors = Some(vectors);
+    let members = (0..n_lists)
+        .map(|l| {
+            (0..index.fragments.len() as u32)
+                .filter(|i| *i as usize % n_lists == l)
+                .collect()
+        })
+        .collect();
+    (index, VectorLists { centroids, members })
+}
+
+/// With more lists than [`PROBES`], a sharded index's vector search fetches the probed lists
+/// only and returns what IVF over them returns; with fewer, every list and brute force's list.
+#[test]
+fn vector_search_reads_the_probed_lists_only() {
+    for n_lists in [PROBES * 2, PROBES / 2] {
+        let (whole, lists) = ivf_fixture(60, n_lists);
+        let files = whole.to_shards_with(HASH, TINY, Some(&lists)).unwrap();
+        let vectors = whole.vectors.as_ref().unwrap();
+        let ivf_lists: Vec<IvfList> = lists
+            .members
+            .iter()
+            .map(|ids| {
+                let mut l = IvfList::default();
+                for &id in ids {
+                    let (row, scale) = whole.vector(id).unwrap();
+                    l.ids.push(id);
+                    l.scales.push(scale);
+                    l.data.extend_from_slice(row);
+                }
+                l
+            })
+            .collect();
+        for q in 0..10 {
+            let query: Vec<f32> = {
+                let v: Vec<f32> = (0..8).map(|j| ((q * 8 + j) as f32).sin()).collect();
+                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.iter().map(|x| x / n).collect()
+            };
+            let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+            let first = search_vectors(sharded.index(), &query, 20);
+            assert!(
+                first.is_empty(),
+                "nothing is scored before the lists are in"
+            );
+            let needed = sharded.needed();
+            assert!(needed.iter().all(|n| n.starts_with("v-")), "{needed:?}");
+            assert_eq!(needed.len(), PROBES.min(n_lists));
+            let hits = sharded
+                .complete(
+                    |index| search_vectors(index, &query, 20),
+                    |name| Some(shard(&files, name).to_vec()),
+                )
+                .unwrap();
+            let ivf = ivf_search(lists.centroids.rows(), &ivf_lists, &query, PROBES, 20);
+            assert_eq!(hits, ivf, "{n_lists} lists, query {q}");
+            if n_lists <= PROBES {
+                assert_eq!(hits, search_vectors(&whole, &query, 20));
+            }
+            assert_eq!(vectors.dims, 8);
+        }
+    }
+}
+
+#[test]
+fn vector_lists_that_miss_or_repeat_a_fragment_are_refused() {
+    let (whole, mut lists) = ivf_fixture(10, 3);
+    let moved = lists.members[0].remove(0);
+    assert!(whole.to_shards_with(HASH, TINY, Some(&lists)).is_err());
+    lists.members[1].push(moved);
+    lists.members[1].sort_unstable();
+    assert!(whole.to_shards_with(HASH, TINY, Some(&lists)).is_ok());
+    lists.members[2].push(moved);
+    lists.members[2].sort_unstable();
+    let err = whole.to_shards_with(HASH, TINY, Some(&lists)).unwrap_err();
+    assert!(err.to_string().contains("another list"), "{err}");
 }
 
 #[test]

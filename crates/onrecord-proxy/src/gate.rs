@@ -83,9 +83,9 @@ fn verified(index: &Index, sent: &[u32], claim: &ModelClaim) -> Option<ClaimDto>
     if !sent.contains(&claim.fragment) {
         return None;
     }
-    let frag = index.fragments.get(claim.fragment as usize)?;
+    let frag = index.fragment(claim.fragment)?;
     let range = verify_quote(&frag.text, &claim.quote)?;
-    let doc = index.docs.get(frag.doc as usize)?;
+    let doc = index.doc(frag.doc)?;
     let url = if frag.anchor.is_empty() {
         doc.url.clone()
     } else {

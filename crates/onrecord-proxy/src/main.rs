@@ -7,9 +7,10 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use onrecord_proxy::{ApiKey, Config, Proxy, Rate, UpstreamConfig};
 
-const USAGE: &str = "usage: onrecord-proxy --index FILE --upstream URL --model NAME [options]
+const USAGE: &str = "usage: onrecord-proxy --index PATH --upstream URL --model NAME [options]
 
-  --index FILE           the index file the site serves (www/dist/index.onr)
+  --index PATH           the index the site serves: its index.onr (www/dist/index.onr), or a
+                         sharded index's manifest.onr or folder (shards read beside it)
   --upstream URL         OpenAI-compatible base URL, e.g. https://api.openai.com/v1 or
                          http://127.0.0.1:11434/v1 (Ollama)
   --model NAME           the model every request uses
@@ -114,8 +115,9 @@ fn main() -> Result<()> {
             _ => bail!("unknown option {arg}\n\n{USAGE}"),
         }
     }
-    let bytes = std::fs::read(&index).with_context(|| format!("reading {}", index.display()))?;
-    let proxy = Proxy::new(&bytes, cfg).with_context(|| format!("loading {}", index.display()))?;
+    let loaded = onrecord_files::load_index(&index).context("the index does not load")?;
+    let proxy =
+        Proxy::with_index(loaded, cfg).with_context(|| format!("loading {}", index.display()))?;
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)

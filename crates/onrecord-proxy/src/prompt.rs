@@ -23,7 +23,7 @@ const CLOSE: &str = "<<<END PASSAGE ";
 pub(crate) fn messages(index: &Index, fragments: &[u32], question: &str) -> Value {
     let mut user = String::new();
     for &id in fragments {
-        let Some(frag) = index.fragments.get(id as usize) else {
+        let Some(frag) = index.fragment(id) else {
             continue;
         };
         let title = index

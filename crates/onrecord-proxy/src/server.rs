@@ -57,6 +57,13 @@ impl Proxy {
     pub fn new(index_bytes: &[u8], cfg: Config) -> anyhow::Result<Proxy> {
         let index = Index::from_bytes(index_bytes)
             .map_err(|e| anyhow::anyhow!("the index does not load: {e}"))?;
+        Proxy::with_index(index, cfg)
+    }
+
+    /// Prepares the upstream client for an index already loaded: a whole index, or a sharded
+    /// one with every shard taken (`onrecord_files::load_index`), since a request may name any
+    /// fragment.
+    pub fn with_index(index: Index, cfg: Config) -> anyhow::Result<Proxy> {
         if cfg.upstream.key.as_ref().is_some_and(|k| !k.is_sendable()) {
             // Name the problem, never the key.
             anyhow::bail!("the API key contains characters an HTTP header cannot carry");
@@ -308,10 +315,7 @@ fn validate(st: &AppState, body: &[u8]) -> Result<Valid, (StatusCode, Cow<'stati
             "index version or corpus hash differs from the proxy's index; reload the page".into(),
         ));
     }
-    if sorted
-        .iter()
-        .any(|&id| id as usize >= st.index.fragments.len())
-    {
+    if sorted.iter().any(|&id| id >= st.index.fragment_count()) {
         return Err((StatusCode::BAD_REQUEST, "unknown fragment id".into()));
     }
     let key = cache::key(

@@ -125,7 +125,7 @@ impl Engine {
     /// Whether the index has fragment vectors (then a query model can improve retrieval).
     #[wasm_bindgen(js_name = hasVectors)]
     pub fn has_vectors(&self) -> bool {
-        self.index().vectors.is_some()
+        self.index().vector_space().is_some()
     }
 
     /// Adds the query model, after which questions are also matched by meaning. Refused when

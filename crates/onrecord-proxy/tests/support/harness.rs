@@ -112,12 +112,24 @@ pub async fn start_over(
     script: impl Fn(usize, &Value) -> Reply + Send + Sync + 'static,
     tweak: impl FnOnce(&mut Config),
 ) -> Harness {
+    let proxy = |cfg| Proxy::new(bytes, cfg).expect("proxy starts");
+    start_with(proxy, bytes, index, script, tweak).await
+}
+
+/// As [`start_over`], the proxy made by `proxy` from the test configuration.
+pub async fn start_with(
+    proxy: impl FnOnce(Config) -> Proxy,
+    bytes: &'static [u8],
+    index: &'static Index,
+    script: impl Fn(usize, &Value) -> Reply + Send + Sync + 'static,
+    tweak: impl FnOnce(&mut Config),
+) -> Harness {
     let fake = Fake::start(script).await;
     let log = temp_log();
     let _ = std::fs::remove_file(&log);
     let mut cfg = test_config(&fake.url, log.clone());
     tweak(&mut cfg);
-    let proxy = Proxy::new(bytes, cfg).expect("proxy starts");
+    let proxy = proxy(cfg);
     let hash = proxy.corpus_hash().to_string();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
