@@ -8,10 +8,12 @@
 # latency of a second question in the same context (tests/e2e/bench-scale.mjs).
 # A benchmark, not a test: scripts/test.sh does not run it. README.md has its table.
 #
-#   scripts/bench-scale.sh [--shards] [--questions N]
+#   scripts/bench-scale.sh [--single] [--questions N]
 #
-#   --shards       build the indexes with `build-index --shards` (manifest and shards) instead of
-#                  one index.onr; every file of the index folder is counted as index bytes
+#   (default)      the indexes as build-index writes them: at these sizes a manifest and shards;
+#                  every file of the index folder is counted as index bytes
+#   --single       one index.onr whatever the size (`build-index --single`), the widget's only
+#                  layout before it read shards
 #   --questions N  answerable questions, N/3 from each corpus's eval set (default 24)
 #
 # Everything is cached under target/bench-scale, keyed by its inputs (the build-index binary,
@@ -26,14 +28,14 @@ export PATH="$HOME/.cargo/bin:$PATH"
 PAGEFIND_VERSION=1.6.0
 TARGET_FRAGMENTS=100000
 started=$(date +%s)
-layout=single
+layout=auto
 shards=()
 questions=24
 while [ $# -gt 0 ]; do
   case $1 in
-    --shards) layout=shards; shards=(--shards) ;;
+    --single) layout=single; shards=(--single) ;;
     --questions) questions=${2:?--questions needs a number}; shift ;;
-    *) echo "usage: scripts/bench-scale.sh [--shards] [--questions N]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench-scale.sh [--single] [--questions N]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -80,7 +82,7 @@ build() { # pages-dir out-dir key
     say "reusing $2"
     return
   fi
-  say "building $2 (build-index with vectors${shards:+, --shards}); the first build embeds every fragment: minutes"
+  say "building $2 (build-index with vectors${shards:+, --single}); the first build embeds every fragment: minutes"
   rm -rf "$2"
   mkdir -p "$2"
   local t0=$(date +%s)
@@ -225,7 +227,7 @@ node tests/e2e/bench-scale.mjs --questions "$work/questions.json" --out "$work/t
 {
   echo "## bench-scale, $(date -u +%F), index layout: $(written "$work/index/large-$layout")"
   echo
-  echo "\`scripts/bench-scale.sh${shards:+ --shards} --questions $questions\` at $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with uncommitted changes)');" \
+  echo "\`scripts/bench-scale.sh${shards:+ --single} --questions $questions\` at $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with uncommitted changes)');" \
     "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)."
   echo "Index folders: $small_label: $(files "$work/index/small-$layout") files, $(bytes "$work/index/small-$layout") bytes;" \
     "$large_label: $(files "$work/index/large-$layout") files, $(bytes "$work/index/large-$layout") bytes (query model included)."

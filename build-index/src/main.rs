@@ -31,7 +31,9 @@ with more .html pages than markdown pages is read as a built site) — and write
   --no-embed-cache      keep embeddings in memory only
   --shards              write a manifest (manifest.onr) and shards a question fetches on demand,
                         each gzip-compressed, instead of one index.onr, whatever the size (by
-                        default an index of 512 KB or more is sharded, a smaller one is one file)";
+                        default an index of 512 KB or more is sharded, a smaller one is one file)
+  --single              write one index.onr whatever the size (what the widget fetched whole
+                        before it read shards; for comparisons)";
 
 fn main() -> ExitCode {
     match run() {
@@ -69,6 +71,7 @@ fn run() -> Result<()> {
             "--embed-cache" => embed.cache_dir = Some(value("--embed-cache")?.into()),
             "--no-embed-cache" => embed.cache_dir = None,
             "--shards" => layout = Layout::Sharded,
+            "--single" => layout = Layout::Single,
             "--adapt" => options.adapt = Some(Adapt::STANDARD),
             "--private-dir" => options.private_dir = value("--private-dir")?,
             "--site-name" => options.site_names.push(value("--site-name")?),
