@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 
 // A shard of a sharded index (build-index --shards): its kind's letter and its CRC-32.
 const SHARD = /^[a-z]-[0-9a-f]{8}\.onr$/;
@@ -155,7 +155,9 @@ export function writeSite({ index, out, model, pkg, www, summary, template = fal
   }
   // A sharded index's manifest takes the index's place; its shards (named by their checksums,
   // which the manifest lists) go beside it under their own names.
-  if (!template && inputs.index[0].subarray(0, 8).toString('latin1') === 'ONRMANIF') {
+  // (The build gzips a sharded index's files, so the magic is looked for inside.)
+  const head = (bytes) => (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes);
+  if (!template && head(inputs.index[0]).subarray(0, 8).toString('latin1') === 'ONRMANIF') {
     for (const name of readdirSync(dirname(index)).filter((n) => SHARD.test(n))) write(name, readFileSync(join(dirname(index), name)));
   }
   const graph = moduleGraph(www, need);

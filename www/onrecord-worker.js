@@ -76,7 +76,8 @@ async function fetchBytes(url, what) {
     const plain = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
     return new Uint8Array(await new Response(plain).arrayBuffer());
   } catch (err) {
-    throw new Error(`could not read the ${what} ${url}: ${err instanceof Error ? err.message : err}`);
+    // Fetched but not readable (a cut or damaged gzip stream): corrupt, not offline.
+    throw Object.assign(new Error(`could not read the ${what} ${url}: ${err instanceof Error ? err.message : err}`), { unreadable: true });
   }
 }
 
@@ -101,10 +102,13 @@ async function addShards({ engine, url }, names) {
     return bytes;
   }));
   const unavailable = [];
+  let unreadable = null;
   for (const [i, result] of results.entries()) {
     if (result.status === 'fulfilled') engine.addShard(names[i], result.value);
+    else if (result.reason?.unreadable) unreadable ??= result.reason;
     else unavailable.push(names[i]);
   }
+  if (unreadable) throw new Error(unreadable.message);
   if (unavailable.length) {
     const reasons = results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason?.message ?? r.reason)] : []));
     throw Object.assign(new Error(reasons.join('; ')), { unavailable });
