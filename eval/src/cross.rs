@@ -510,7 +510,7 @@ fn through_shards(index: &Index) -> Result<Index> {
         "cross: read back from a manifest and {} shards",
         files.shards.len()
     );
-    Ok(sharded.index().clone())
+    Ok(sharded.into_index())
 }
 
 /// Runs the protocol over the registry's corpora, built with `options` and `embedder`; with

@@ -16,10 +16,9 @@ fn locate(path: &Path) -> Result<(PathBuf, Option<PathBuf>)> {
     if path.is_file() {
         return Ok((path.to_path_buf(), path.parent().and_then(beside)));
     }
-    for name in ["index.onr", onrecord_files::MANIFEST_NAME] {
-        if path.join(name).is_file() {
-            return Ok((path.join(name), beside(path)));
-        }
+    let index = onrecord_files::index_path(path);
+    if index.is_file() {
+        return Ok((index, beside(path)));
     }
     if path.join(deploy::LOADER).is_file() {
         let folder = deploy::read_folder(path)?;

@@ -566,6 +566,11 @@ impl ShardedIndex {
         &self.index
     }
 
+    /// The index as far as it is fetched, kept (a reader that has added every shard; no copy).
+    pub fn into_index(self) -> Index {
+        self.index
+    }
+
     /// Every shard's file name: postings shards, text shards, vector shards.
     pub fn shard_names(&self) -> &[String] {
         &self.names

@@ -102,7 +102,7 @@ pub fn load_index(path: &Path) -> Result<Index> {
             .add_shard(&name, &bytes)
             .map_err(|e| anyhow::anyhow!("{}: {e}", shard.display()))?;
     }
-    Ok(sharded.index().clone())
+    Ok(sharded.into_index())
 }
 
 #[cfg(test)]
