@@ -4,7 +4,7 @@
 //
 // A site's index is one file, or (a large site) a manifest whose first bytes are ONRMANIF and
 // shards beside it that a question fetches on demand. The worker fetches the index first and
-// starts the engine that reads it: the sharded one (dist/pkg-sharded, 9 KB more gzipped) only
+// starts the engine that reads it: the sharded one (dist/pkg-sharded, ~11 KB more gzipped) only
 // for a manifest, so the site owner's script tag is the same either way.
 import { serve } from './onrecord/protocol.js';
 
