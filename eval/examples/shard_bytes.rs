@@ -112,7 +112,7 @@ fn main() -> Result<()> {
         sizes.text
     );
     println!(
-        "| index | fragments | pages | shards p / t / v | manifest gz (raw) | pages in manifest, raw | shards per question | gz bytes per question | raw bytes per question | of which postings, gz | text, gz | vectors, gz | same answer as the whole index |"
+        "| index | fragments | pages | shards p / t / v | manifest gz (raw) | page records, raw (in text shards) | shards per question | gz bytes per question | raw bytes per question | of which postings, gz | text, gz | vectors, gz | same answer as the whole index |"
     );
     println!("|---|---:|---:|---|---:|---:|---|---|---|---|---|---|---:|");
     measure("joined", &joined, &model, &asked, sizes)?;

@@ -25,7 +25,7 @@ use crate::text::Lang;
 /// The first eight bytes of every index file.
 pub const MAGIC: [u8; 8] = *b"ONRINDEX";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// Length of the fixed header before the payload.
 pub const HEADER_LEN: usize = 56;
 

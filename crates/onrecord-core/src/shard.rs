@@ -6,12 +6,14 @@
 //!
 //! | file | magic | payload |
 //! |---|---|---|
-//! | manifest | `ONRMANIF` | [`Manifest`]: pages, statistics, IVF centroids, hints, the shard list |
+//! | manifest | `ONRMANIF` | [`Manifest`]: pages (their sizes and kinds), statistics, IVF centroids, hints, the shard list |
 //! | postings shard `p-` | `ONRSHARD` | the postings of a run of terms (`first..next first`), and the BM25 length of every fragment they name |
-//! | text shard `t-` | `ONRSHARD` | the fragments of a run of whole pages (`first..next first`), with their vectors |
+//! | text shard `t-` | `ONRSHARD` | the fragments of a run of whole pages (`first..next first`), with their vectors, and those pages' path, URL, title and themes |
 //! | vector shard `v-` | `ONRSHARD` | the members of one IVF list: fragment ids and vectors |
 //!
-//! Nothing in the manifest grows with the fragment count but the pages: a question reads BM25
+//! Nothing in the manifest grows with the fragment count but a few bytes per page (its fragment
+//! count, language, kind and collection; the rest of its record travels with its text, where
+//! citations read it, since that was most of a large site's manifest): a question reads BM25
 //! lengths beside the postings it fetched, and vectors from the [`PROBES`] lists whose centroids
 //! are nearest its vector (IVF: `ann.rs`; the build trains the lists, `build-index`'s `ivf.rs`).
 //!
@@ -105,7 +107,9 @@ pub struct Manifest {
     pub default_lang: Lang,
     /// How the index was built.
     pub settings: IndexSettings,
-    /// Documents, in path order (their fragment counts place every fragment on its page).
+    /// Documents, in path order (their fragment counts place every fragment on its page), with
+    /// path, URL, title and themes empty: the text shard that holds a page's first fragment
+    /// (the last text shard, for pages without fragments at the end) has them.
     pub docs: Vec<Doc>,
     /// Number of fragments: BM25's document count.
     pub fragment_count: u32,
@@ -140,8 +144,10 @@ enum ShardBody {
         lengths: Vec<(u32, u32)>,
     },
     /// The fragments of a run of whole pages, in id order, and their vectors (one scale and
-    /// `dims` values each; none without vectors), so a candidate's meaning needs no list.
+    /// `dims` values each; none without vectors), so a candidate's meaning needs no list; and
+    /// the whole records of the pages that start in the run ([`pages_in`]).
     Text {
+        docs: Vec<Doc>,
         fragments: Vec<Fragment>,
         scales: Vec<f32>,
         data: Vec<i8>,
@@ -219,10 +225,13 @@ impl Index {
         // A text shard ends only where a page does: quoting reads a candidate's whole page.
         let mut texts = Vec::new();
         let mut first = 0u32;
+        let page_starts = page_starts(&self.docs);
         for run in runs(&self.fragments, sizes.text, |f| f.position == 0)? {
             let end = first + run.len() as u32;
             let (scales, data) = rows(&mut (first..end));
+            let docs = pages_in(&page_starts, first, end, end as usize == n_frags);
             let body = ShardBody::Text {
+                docs: self.docs.get(docs).unwrap_or_default().to_vec(),
                 fragments: run.to_vec(),
                 scales,
                 data,
@@ -272,7 +281,7 @@ impl Index {
             corpus_hash,
             default_lang: self.default_lang,
             settings: self.settings,
-            docs: self.docs.clone(),
+            docs: self.docs.iter().map(stub).collect(),
             fragment_count: n_frags as u32,
             avg_fragment_terms: self.avg_fragment_terms,
             centroids,
@@ -288,6 +297,41 @@ impl Index {
             manifest: frame(&MANIFEST_MAGIC, corpus_hash, &manifest)?,
             shards,
         })
+    }
+}
+
+/// Each page's first fragment (pages hold consecutive fragments, in page order).
+fn page_starts(docs: &[Doc]) -> Vec<u32> {
+    let mut start = 0u32;
+    docs.iter()
+        .map(|d| {
+            let at = start;
+            start = start.saturating_add(d.n_fragments);
+            at
+        })
+        .collect()
+}
+
+/// The pages whose records the text shard of fragments `first..end` holds: those that start
+/// there, and, in the `last` shard, those without fragments after every fragment.
+fn pages_in(page_starts: &[u32], first: u32, end: u32, last: bool) -> std::ops::Range<usize> {
+    let lo = page_starts.partition_point(|&s| s < first);
+    let hi = if last {
+        page_starts.len()
+    } else {
+        page_starts.partition_point(|&s| s < end)
+    };
+    lo..hi.max(lo)
+}
+
+/// A page's record as the manifest holds it: what ranking reads; the rest is in its text shard.
+fn stub(doc: &Doc) -> Doc {
+    Doc {
+        path: String::new(),
+        url: String::new(),
+        title: String::new(),
+        themes: Vec::new(),
+        ..doc.clone()
     }
 }
 
@@ -519,12 +563,7 @@ impl ShardedIndex {
             .chain(m.texts.iter().map(|t| t.1))
             .chain(m.lists.iter().copied())
             .collect();
-        let mut page_starts = Vec::with_capacity(m.docs.len());
-        let mut start = 0u32;
-        for d in &m.docs {
-            page_starts.push(start);
-            start = start.saturating_add(d.n_fragments);
-        }
+        let page_starts = page_starts(&m.docs);
         let sharding = Sharding {
             page_starts,
             loaded: vec![false; checksums.len()],
@@ -682,6 +721,7 @@ impl ShardedIndex {
                 index.terms.splice(at..at, terms);
             }
             ShardBody::Text {
+                docs,
                 fragments,
                 scales,
                 data,
@@ -710,6 +750,13 @@ impl ShardedIndex {
                         )));
                     }
                 }
+                let pages = pages_in(&sharding.page_starts, first, end as u32, end == n_frags);
+                let stubs = index.docs.get(pages.clone()).unwrap_or_default();
+                if docs.len() != stubs.len() || docs.iter().zip(stubs).any(|(d, s)| stub(d) != *s) {
+                    return Err(error(ShardErrorKind::Invalid(
+                        "its pages differ from the manifest's",
+                    )));
+                }
                 let ids = (first..).take(fragments.len());
                 let has_vectors = sharding.vectors.is_some();
                 if has_vectors || !scales.is_empty() || !data.is_empty() {
@@ -722,6 +769,9 @@ impl ShardedIndex {
                 let at = sharding.fragment_ids.partition_point(|&id| id < first);
                 sharding.fragment_ids.splice(at..at, ids);
                 index.fragments.splice(at..at, fragments);
+                if let Some(slots) = index.docs.get_mut(pages) {
+                    slots.clone_from_slice(&docs);
+                }
             }
             ShardBody::Vectors { ids, scales, data } if slot >= n_postings + n_texts => {
                 if ids.windows(2).any(|w| w[0] >= w[1])
@@ -800,4 +850,62 @@ fn put_rows(
         v.rows.data.extend_from_slice(row);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Block, IndexBuilder, SourceDoc, SourceSection, chunk};
+
+    fn index(lang: Lang) -> Index {
+        let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+        for (path, text) in [
+            ("a", "Bikes go back within 30 days."),
+            ("b", "Refunds take 14 days."),
+        ] {
+            let doc = SourceDoc {
+                path: format!("{path}.md"),
+                url: format!("/{path}/"),
+                title: format!("Page {path}"),
+                lang,
+                themes: vec![],
+                collection: None,
+                sections: vec![SourceSection {
+                    heading_path: vec!["Top".into()],
+                    anchor: String::new(),
+                    blocks: vec![Block::paragraph(text)],
+                }],
+            };
+            builder.add(&doc, &chunk(&doc, 800));
+        }
+        builder.finish()
+    }
+
+    /// A text shard whose page records are not the manifest's pages (here: in another language)
+    /// is refused, even when the manifest lists its checksum (a writer bug, or a forged pair).
+    #[test]
+    fn a_text_shard_with_other_pages_is_refused() {
+        let sizes = ShardSizes {
+            postings: 1,
+            text: 1,
+            threshold: 0,
+        };
+        let ours = index(Lang::English).to_shards([1; 32], sizes).unwrap();
+        let theirs = index(Lang::German).to_shards([1; 32], sizes).unwrap();
+        let (mut manifest, hash, _): (Manifest, _, _) =
+            unframe(&ours.manifest, &MANIFEST_MAGIC).unwrap();
+        let (name, bytes) = theirs
+            .shards
+            .iter()
+            .find(|(n, _)| n.starts_with("t-"))
+            .unwrap();
+        manifest.texts[0].1 = file_checksum(bytes);
+        let forged = frame(&MANIFEST_MAGIC, hash, &manifest).unwrap();
+        let mut sharded = ShardedIndex::from_manifest(&forged).unwrap();
+        let err = sharded.add_shard(name, bytes).unwrap_err();
+        assert_eq!(
+            err.kind,
+            ShardErrorKind::Invalid("its pages differ from the manifest's")
+        );
+    }
 }

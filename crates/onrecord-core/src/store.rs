@@ -123,8 +123,12 @@ impl Index {
         }
     }
 
-    /// A page.
+    /// A page. A sharded index has every page's fragment count, language, kind and collection;
+    /// its path, URL, title and themes are empty until its text shard is in (noted as needed).
     pub fn doc(&self, id: u32) -> Option<&Doc> {
+        if let Some(s) = &self.sharding {
+            s.want_page(id);
+        }
         self.docs.get(id as usize)
     }
 
@@ -235,6 +239,19 @@ impl Sharding {
             && let Some(slot) = self.text_first.partition_point(|&f| f <= id).checked_sub(1)
         {
             self.want(self.postings_first.len() + slot);
+        }
+    }
+
+    /// Notes the text shard with page `doc`'s record, unless it is in.
+    #[inline(never)]
+    fn want_page(&self, doc: u32) {
+        match self.page_starts.get(doc as usize) {
+            Some(&start) if (start as usize) < self.lengths.len() => self.want_fragment(start),
+            // A page without fragments after every fragment: the last text shard has it.
+            Some(_) if !self.text_first.is_empty() => {
+                self.want(self.postings_first.len() + self.text_first.len() - 1);
+            }
+            _ => {}
         }
     }
 

@@ -349,6 +349,34 @@ fn every_shard_in_gives_the_whole_index_back() {
     assert!(sharded.needed().is_empty());
 }
 
+/// The manifest holds each page's size and kind, not its path, URL, title or themes: those
+/// come with the text shard of its first fragment, which reading the page notes as needed.
+#[test]
+fn page_records_travel_with_their_text() {
+    let files = files();
+    let whole = fixture();
+    let contains = |bytes: &[u8], s: &str| bytes.windows(s.len()).any(|w| w == s.as_bytes());
+    for doc in &whole.docs {
+        assert!(!contains(&files.manifest, &doc.url), "{}", doc.url);
+        let holders = files.shards.iter().filter(|(_, b)| contains(b, &doc.url));
+        assert_eq!(holders.count(), 1, "{}", doc.url);
+    }
+    let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+    let stub = sharded.index().doc(2).unwrap().clone();
+    assert_eq!(
+        (stub.title.as_str(), stub.n_fragments),
+        ("", whole.docs[2].n_fragments)
+    );
+    let needed = sharded.needed();
+    assert_eq!(needed.len(), 1, "{needed:?}");
+    assert!(needed[0].starts_with("t-"), "{needed:?}");
+    sharded
+        .add_shard(&needed[0], shard(&files, &needed[0]))
+        .unwrap();
+    assert_eq!(sharded.index().doc(2), Some(&whole.docs[2]));
+    assert!(sharded.needed().is_empty());
+}
+
 /// The previous version's golden manifest is refused by its version, with a message that
 /// says to rebuild.
 #[test]
