@@ -22,8 +22,8 @@ use onrecord_core::{
 use sha2::{Digest, Sha256};
 
 pub use crate::embed::{
-    CandleBert, DEFAULT_CACHE_DIR, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS, ModelFiles,
-    Teacher,
+    CandleBert, DEFAULT_CACHE_DIR, E5_FILE, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS,
+    ModelFiles, Teacher,
 };
 pub use crate::markdown::slug;
 pub use crate::scale::{BENCH_QUESTIONS, replicated_index};

@@ -25,11 +25,14 @@ use crate::questions::Split;
 const USAGE: &str =
     "usage: eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT]
             [--private-dir NAME] [--site-name NAME] [--fragment-chars N] [--sizes N,N,...]
-            [--check] [--teacher DIR --model-dir DIR]
+            [--check] [--teacher DIR --model-dir DIR] [--reference-teacher DIR]...
             [--coverage-floor X] [--support-floor X] [--meaning-floor X] [--hint-floor X]
   --check        only check the question file (ids, evidence phrases) and exit
   --teacher DIR  with --model-dir: build fragment vectors as build-index does, and query with
-                 the model's query-model.onq (otherwise vector methods are not measured)";
+                 the model's query-model.onq (otherwise vector methods are not measured)
+  --reference-teacher DIR  add reference rows with this full teacher (all-MiniLM-L6-v2, or
+                 multilingual-e5-small from scripts/setup-e5.sh) embedding fragments and
+                 questions, alone and fused with BM25 (repeatable)";
 
 pub struct Args {
     pub corpus: PathBuf,
@@ -41,6 +44,8 @@ pub struct Args {
     pub sizes: Vec<usize>,
     pub check_only: bool,
     pub model: Option<build_index::ModelFiles>,
+    /// Full teachers for the ablation's reference rows.
+    pub reference_teachers: Vec<PathBuf>,
     /// The answerer's thresholds (the shipped defaults unless overridden, for tuning on dev).
     pub answer: onrecord_core::AnswerConfig,
     /// Write the dev split's answering metrics over a grid of thresholds here (JSON lines).
@@ -74,6 +79,7 @@ fn parse_args() -> Result<Args> {
     let mut answer = onrecord_core::AnswerConfig::DEFAULT;
     let mut teacher: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
+    let mut reference_teachers = Vec::new();
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
             it.next()
@@ -121,6 +127,7 @@ fn parse_args() -> Result<Args> {
             "--hint-floor" => answer.hint_floor = parse_f32(&value("--hint-floor")?)?,
             "--teacher" => teacher = Some(PathBuf::from(value("--teacher")?)),
             "--model-dir" => model_dir = Some(PathBuf::from(value("--model-dir")?)),
+            "--reference-teacher" => reference_teachers.push(value("--reference-teacher")?.into()),
             other => bail!("unexpected argument '{other}'\n\n{USAGE}"),
         }
     }
@@ -137,6 +144,7 @@ fn parse_args() -> Result<Args> {
         tune_fusion,
         answer,
         model,
+        reference_teachers,
         corpus,
         questions,
         split,
