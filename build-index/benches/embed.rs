@@ -1,28 +1,32 @@
-//! Document embedding throughput on the rust-reference corpus: the build's embedder cold (empty
-//! cache) and warm (every vector cached), against the previous implementation (candle's
-//! `BertModel`, `CandleBert`) in the same run, rounds interleaved. Also checks that the two
-//! agree: the lowest cosine between their vectors must be at least 0.999.
+//! Document embedding throughput on the rust-reference corpus, rounds interleaved in one run:
+//! - the previous implementation (candle's `BertModel`, `CandleBert`), the peer;
+//! - the build's embedder with all-MiniLM-L6-v2, cold (empty cache) and warm (all cached);
+//! - multilingual-e5-small, cold, when `scripts/setup-e5.sh` has fetched it.
 //!
-//! `cargo bench -p build-index --bench embed [-- --fragments N --rounds R]` (defaults 200 and 3;
-//! `--fragments all` takes every fragment). Needs `scripts/setup.sh` (the teacher) and the
-//! shared corpora beside the checkout.
+//! It first checks that the previous and the new MiniLM agree (lowest cosine ≥ 0.999).
+//!
+//! `cargo bench -p build-index --bench embed [-- --fragments N --rounds R --no-previous]`
+//! (defaults 200 and 3; `--fragments all` takes every fragment; `--no-previous` skips the slow
+//! peer). Needs `scripts/setup.sh` (the teacher) and the shared corpora beside the checkout.
 //!
 //! On a shared machine the wall-clock rates depend on the other load, so it also prints the
-//! fragments per CPU-second each implementation spent (from /proc/self/stat): twice that is what
-//! two otherwise idle cores would give.
+//! fragments per CPU-second each one spent (from /proc/self/stat): twice that is what two
+//! otherwise idle cores would give.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
 use build_index::{
-    CandleBert, EmbedOptions, Embedder, MAX_TOKENS, ModelFiles, Options, Teacher, build,
+    CandleBert, E5_FILE, EmbedOptions, Embedder, MAX_TOKENS, ModelFiles, Options, Teacher, build,
     embedding_texts,
 };
 
 fn main() -> Result<()> {
     let mut fragments: Option<usize> = Some(200);
     let mut rounds = 3;
+    let mut previous = true;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -31,7 +35,8 @@ fn main() -> Result<()> {
                 fragments = if n == "all" { None } else { Some(n.parse()?) };
             }
             "--rounds" => rounds = args.next().context("--rounds needs a value")?.parse()?,
-            // cargo bench passes --bench; criterion-style filters are not used here.
+            "--no-previous" => previous = false,
+            // cargo bench passes --bench.
             _ => {}
         }
     }
@@ -41,6 +46,8 @@ fn main() -> Result<()> {
         teacher: crate_dir.join("../target/models/all-minilm-l6-v2"),
         model_dir: crate_dir.join("model"),
     };
+    let e5 = crate_dir.join("../target/models/multilingual-e5-small");
+    let e5 = e5.join(E5_FILE).is_file().then_some(e5);
     let all = embedding_texts(&build(&corpus, &Options::standard())?.index);
     // An even spread over the corpus, so the sample has the corpus's mix of lengths.
     let step = fragments.map_or(1, |n| (all.len() / n.max(1)).max(1));
@@ -53,91 +60,130 @@ fn main() -> Result<()> {
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let threads = EmbedOptions::standard().threads;
     println!(
-        "{} of {} rust-reference fragments, {rounds} rounds, {threads} threads",
+        "{} of {} rust-reference fragments, {rounds} rounds, {threads} threads{}",
         texts.len(),
-        all.len()
+        all.len(),
+        if e5.is_some() {
+            ""
+        } else {
+            " (no multilingual-e5-small: run scripts/setup-e5.sh)"
+        }
     );
 
     let old = CandleBert::load(&files.teacher, MAX_TOKENS)?;
-    let teacher = Teacher::load(&files.teacher, threads)?;
-    let (want, got) = (old.embed(&refs)?, teacher.embed(&refs)?);
-    let worst = want
-        .iter()
-        .zip(&got)
-        .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>())
-        .fold(f32::INFINITY, f32::min);
-    println!("lowest cosine to the previous implementation: {worst:.6}");
-    ensure!(
-        worst >= 0.999,
-        "the encoder drifted from candle's BertModel: cosine {worst}"
-    );
-    drop(teacher);
+    {
+        let teacher = Teacher::load(&files.teacher, threads)?;
+        let (want, got) = (old.embed(&refs)?, teacher.embed(&refs)?);
+        let worst = want
+            .iter()
+            .zip(&got)
+            .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>())
+            .fold(f32::INFINITY, f32::min);
+        println!("lowest cosine to the previous implementation: {worst:.6}");
+        ensure!(
+            worst >= 0.999,
+            "the encoder drifted from candle's BertModel: cosine {worst}"
+        );
+    }
 
     let cache_root =
         std::env::temp_dir().join(format!("onrecord-embed-bench-{}", std::process::id()));
-    let (mut old_rate, mut cold_rate, mut warm_rate, mut ratio) = (vec![], vec![], vec![], vec![]);
-    let (mut old_cpu, mut cold_cpu) = (vec![], vec![]);
+    let options = |round: usize, name: &str| EmbedOptions {
+        cache_dir: Some(cache_root.join(format!("{name}-{round}"))),
+        threads,
+    };
+    // Per implementation: (fragments per second, fragments per CPU-second) of each round.
+    let mut results: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
     for round in 0..rounds {
-        let (started, cpu) = (Instant::now(), cpu_secs());
-        old.embed(&refs)?;
-        let old_secs = started.elapsed().as_secs_f64();
-        old_cpu.push(texts.len() as f64 / (cpu_secs() - cpu));
-
-        let cache = cache_root.join(round.to_string());
-        let options = EmbedOptions {
-            cache_dir: Some(cache.clone()),
-            threads,
+        let mut line = format!("round {round}:");
+        let mut time = |name: &'static str, run: &mut dyn FnMut() -> Result<()>| -> Result<()> {
+            let (started, cpu) = (Instant::now(), cpu_secs());
+            run()?;
+            let per_sec = texts.len() as f64 / started.elapsed().as_secs_f64();
+            // Under a tick (10 ms) of CPU time there is nothing to divide by.
+            let cpu = cpu_secs() - cpu;
+            let per_cpu_sec = if cpu >= 0.05 {
+                texts.len() as f64 / cpu
+            } else {
+                f64::NAN
+            };
+            line += &format!(
+                " {name} {per_sec:.1}/s ({} per CPU-s);",
+                number(per_cpu_sec)
+            );
+            results
+                .entry(name)
+                .or_default()
+                .push((per_sec, per_cpu_sec));
+            Ok(())
         };
-        let cold = Embedder::load_with(&files, &options)?;
-        let (started, cpu) = (Instant::now(), cpu_secs());
-        let (_, stats) = cold.embed_fragments(&texts)?;
-        let cold_secs = started.elapsed().as_secs_f64();
-        cold_cpu.push(texts.len() as f64 / (cpu_secs() - cpu));
-        ensure!(
-            stats.embedded == distinct(&texts),
-            "cold run found cached vectors"
-        );
-        drop(cold);
-
-        let warm = Embedder::load_with(&files, &options)?;
-        let started = Instant::now();
-        let (_, stats) = warm.embed_fragments(&texts)?;
-        let warm_secs = started.elapsed().as_secs_f64();
-        ensure!(
-            stats.embedded == 0,
-            "warm run embedded {} texts",
-            stats.embedded
-        );
-
-        let rate = |secs: f64| texts.len() as f64 / secs;
-        println!(
-            "round {round}: previous {:.1}/s ({:.1} per CPU-second), cold {:.1}/s ({:.1} per CPU-second), warm {:.0}/s",
-            rate(old_secs),
-            old_cpu[round],
-            rate(cold_secs),
-            cold_cpu[round],
-            rate(warm_secs)
-        );
-        old_rate.push(rate(old_secs));
-        cold_rate.push(rate(cold_secs));
-        warm_rate.push(rate(warm_secs));
-        ratio.push(old_secs / cold_secs);
-        let _ = std::fs::remove_dir_all(&cache);
+        if previous {
+            time("previous MiniLM", &mut || old.embed(&refs).map(drop))?;
+        }
+        let cold = Embedder::load_with(&files, &options(round, "minilm"))?;
+        time("MiniLM cold", &mut || {
+            let (_, stats) = cold.embed_fragments(&texts)?;
+            ensure!(stats.cache_hits == 0, "the cold run found cached vectors");
+            Ok(())
+        })?;
+        // A new embedder: nothing in memory, every vector on disk.
+        let warm = Embedder::load_with(&files, &options(round, "minilm"))?;
+        time("MiniLM warm", &mut || {
+            let (_, stats) = warm.embed_fragments(&texts)?;
+            ensure!(
+                stats.embedded == 0,
+                "the warm run embedded {}",
+                stats.embedded
+            );
+            Ok(())
+        })?;
+        if let Some(dir) = &e5 {
+            let e5 = Embedder::full_teacher(dir, &options(round, "e5"))?;
+            time("e5 cold", &mut || e5.embed_fragments(&texts).map(drop))?;
+        }
+        println!("{line}");
     }
     let _ = std::fs::remove_dir_all(&cache_root);
+    println!("medians over {rounds} rounds:");
+    let median_of = |name: &str, pick: fn(&(f64, f64)) -> f64| {
+        results
+            .get(name)
+            .map_or(f64::NAN, |r| median(r.iter().map(pick).collect()))
+    };
+    for name in results.keys() {
+        println!(
+            "  {name:<16} {:>9.1} fragments/s {:>7} per CPU-second",
+            median_of(name, |r| r.0),
+            number(median_of(name, |r| r.1))
+        );
+    }
+    // Ratios round by round, so a drift in the machine's load cancels out.
+    let ratio = |a: &str, b: &str| {
+        let (Some(a), Some(b)) = (results.get(a), results.get(b)) else {
+            return f64::NAN;
+        };
+        median(a.iter().zip(b).map(|(x, y)| x.0 / y.0).collect())
+    };
     println!(
-        "median fragments/s: previous {:.1}, cold {:.1}, warm {:.0}; cold / previous {:.2}× (median of per-round ratios)",
-        median(old_rate),
-        median(cold_rate),
-        median(warm_rate),
-        median(ratio)
-    );
-    println!(
-        "median fragments per CPU-second: previous {:.1}, cold {:.1}",
-        median(old_cpu),
-        median(cold_cpu)
+        "  MiniLM cold / previous {:.2}×, e5 cold / MiniLM cold {:.2}× (medians of per-round ratios)",
+        ratio("MiniLM cold", "previous MiniLM"),
+        ratio("e5 cold", "MiniLM cold")
     );
     Ok(())
+}
+
+/// One decimal, or "–" for a rate that could not be measured.
+fn number(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.1}")
+    } else {
+        "–".to_owned()
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// User + system CPU seconds of this process so far (Linux; NaN elsewhere).
@@ -153,13 +199,4 @@ fn cpu_secs() -> f64 {
         (Some(user), Some(system)) => (user + system) / 100.0,
         _ => f64::NAN,
     }
-}
-
-fn distinct(texts: &[String]) -> usize {
-    texts.iter().collect::<std::collections::HashSet<_>>().len()
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }

@@ -30,8 +30,8 @@ use sha2::{Digest, Sha256};
 pub use crate::adapt::{Adapt, AdaptStats, MAX_NEGATIVES, MAX_QUERIES, adapt, pseudo_queries};
 pub use crate::config::CONFIG_FILE;
 pub use crate::embed::{
-    CandleBert, DEFAULT_CACHE_DIR, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS, ModelFiles,
-    Teacher,
+    CandleBert, DEFAULT_CACHE_DIR, E5_FILE, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS,
+    ModelFiles, Teacher,
 };
 pub use crate::scale::{BENCH_QUESTIONS, replicated_index};
 pub use onrecord_sources::{html_url_for, slug, url_for};

@@ -207,3 +207,26 @@ fn fragment_texts_carry_title_and_headings() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_full_teacher_embeds_both_sides_in_its_own_space() {
+    let dir = scratch();
+    let root = dir.join("corpus");
+    corpus(&root);
+    let options = EmbedOptions {
+        cache_dir: None,
+        threads: 2,
+    };
+    let full = Embedder::full_teacher(&files().teacher, &options).unwrap();
+    assert!(full.query_model_bytes.is_empty() && full.dims == 384);
+    let built = build_with(&root, &Options::standard(), Some(&full)).unwrap();
+    let vectors = built.index.vectors.as_ref().unwrap();
+    assert_eq!(vectors.dims, 384);
+    let question = full
+        .embed(&["When does the first ferry leave the harbour?".to_owned()])
+        .unwrap();
+    let hits = onrecord_core::search_vectors(&built.index, &question[0], 3);
+    let top = &built.index.fragments[hits[0].fragment as usize];
+    assert!(top.text.contains("first ferry"), "{}", top.text);
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -34,7 +34,7 @@ const USAGE: &str =
             [--check] [--lexical | --teacher DIR --model-dir DIR]
             [--hint-floor X] [--followups FILE] [--adapt | --no-adapt] [--adapt-epochs N] [--adapt-lr X]
             [--adapt-pull X] [--adapt-temperature X] [--adapt-headings-only]
-            [--adapt-site-negatives]
+            [--adapt-site-negatives] [--reference-teacher DIR]...
        eval --cross REGISTRY [--json OUT] [--markdown OUT] [--write-shipped] [--sharded]
             [--lexical | --teacher DIR --model-dir DIR] [--adapt | --no-adapt] [--adapt-* ...]
   --check        only check the question file (ids, evidence phrases) and exit
@@ -57,6 +57,9 @@ const USAGE: &str =
   --adapt-epochs, --adapt-lr, --adapt-pull, --adapt-temperature, --adapt-headings-only,
   --adapt-site-negatives
                  the adaptation's knobs (each implies --adapt), for choosing them on dev halves
+  --reference-teacher DIR  add reference rows with this full teacher (all-MiniLM-L6-v2, or
+                 multilingual-e5-small from scripts/setup-e5.sh) embedding fragments and
+                 questions, alone and fused with BM25 (repeatable)
   --adapt-sweep  with --cross: score a grid of adaptation knobs on every dev half and name the
                  point each left-out corpus would get (chosen on the others' dev halves)";
 
@@ -83,6 +86,8 @@ pub struct Args {
     pub sizes: Vec<usize>,
     pub check_only: bool,
     pub model: Option<ModelFiles>,
+    /// Full teachers for the ablation's reference rows.
+    pub reference_teachers: Vec<PathBuf>,
     /// The answerer's thresholds (the shipped defaults unless overridden, for tuning on dev).
     pub answer: onrecord_core::AnswerConfig,
     /// Run the cross-corpus protocol over this registry instead of one question set.
@@ -131,6 +136,7 @@ fn parse_args() -> Result<Args> {
     let mut no_adapt = false;
     let mut adapt_sweep = false;
     let mut sharded = false;
+    let mut reference_teachers = Vec::new();
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
             it.next()
@@ -190,6 +196,7 @@ fn parse_args() -> Result<Args> {
             "--adapt-sweep" => adapt_sweep = true,
             "--adapt-headings-only" => knob(&mut adapt).first_sentences = false,
             "--adapt-site-negatives" => knob(&mut adapt).site_negatives = true,
+            "--reference-teacher" => reference_teachers.push(value("--reference-teacher")?.into()),
             other => bail!("unexpected argument '{other}'\n\n{USAGE}"),
         }
     }
@@ -220,6 +227,7 @@ fn parse_args() -> Result<Args> {
         dump_rows,
         answer,
         model,
+        reference_teachers,
         corpus,
         questions,
         split,

