@@ -138,7 +138,9 @@ pub struct Manifest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 enum ShardBody {
     /// The postings of a run of terms, sorted by term, and `(fragment, BM25 length)` of every
-    /// fragment they name, by fragment.
+    /// fragment they name, by fragment. Fragment ids are written as gaps from the one before
+    /// (in each term's postings, and in the lengths; the first from 0): small numbers that
+    /// gzip well, where ascending ids of a large site did not.
     Postings {
         terms: Vec<TermPostings>,
         lengths: Vec<(u32, u32)>,
@@ -214,10 +216,13 @@ impl Index {
                 .into_iter()
                 .filter_map(|id| Some((id, self.fragments.get(id as usize)?.n_terms)))
                 .collect();
-            let body = ShardBody::Postings {
-                terms: run.to_vec(),
-                lengths,
-            };
+            let mut terms = run.to_vec();
+            for t in &mut terms {
+                to_gaps(&mut t.postings);
+            }
+            let mut lengths: Vec<(u32, u32)> = lengths;
+            to_gaps(&mut lengths);
+            let body = ShardBody::Postings { terms, lengths };
             let bytes = frame(&SHARD_MAGIC, corpus_hash, &body)?;
             postings.push((first, file_checksum(&bytes)));
             shards.push((shard_name('p', file_checksum(&bytes)), bytes));
@@ -333,6 +338,24 @@ fn stub(doc: &Doc) -> Doc {
         themes: Vec::new(),
         ..doc.clone()
     }
+}
+
+/// Replaces each pair's id (ascending) by its gap from the one before (the first from 0).
+fn to_gaps(pairs: &mut [(u32, u32)]) {
+    let mut prev = 0;
+    for pair in pairs {
+        (pair.0, prev) = (pair.0.wrapping_sub(prev), pair.0);
+    }
+}
+
+/// Undoes [`to_gaps`]; `None` when the ids would pass `u32::MAX`.
+fn from_gaps(pairs: &mut [(u32, u32)]) -> Option<()> {
+    let mut prev = 0u32;
+    for pair in pairs {
+        prev = prev.checked_add(pair.0)?;
+        pair.0 = prev;
+    }
+    Some(())
 }
 
 /// Checks that `lists` has a centroid per list in the vectors' space and puts every fragment
@@ -688,7 +711,19 @@ impl ShardedIndex {
         let n_texts = sharding.text_first.len();
         let n_frags = sharding.lengths.len();
         match body {
-            ShardBody::Postings { terms, lengths } if slot < n_postings => {
+            ShardBody::Postings {
+                mut terms,
+                mut lengths,
+            } if slot < n_postings => {
+                let ids_fit = terms
+                    .iter_mut()
+                    .all(|t| from_gaps(&mut t.postings).is_some())
+                    && from_gaps(&mut lengths).is_some();
+                if !ids_fit {
+                    return Err(error(ShardErrorKind::Invalid(
+                        "its fragment ids run past the largest id",
+                    )));
+                }
                 validate_terms(&terms, n_frags).map_err(|_| {
                     error(ShardErrorKind::Invalid(
                         "its postings are not sorted or name missing fragments",
@@ -879,6 +914,17 @@ mod tests {
             builder.add(&doc, &chunk(&doc, 800));
         }
         builder.finish()
+    }
+
+    #[test]
+    fn gaps_round_trip_and_overflow_is_refused() {
+        let ids = vec![(3, 1), (4, 2), (90_000, 1), (u32::MAX, 7)];
+        let mut gaps = ids.clone();
+        to_gaps(&mut gaps);
+        assert_eq!(gaps[..3], [(3, 1), (1, 2), (89_996, 1)]);
+        from_gaps(&mut gaps).unwrap();
+        assert_eq!(gaps, ids);
+        assert_eq!(from_gaps(&mut [(u32::MAX, 1), (1, 1)]), None);
     }
 
     /// A text shard whose page records are not the manifest's pages (here: in another language)
