@@ -14,6 +14,7 @@ const TYPES = {
   '.css': 'text/css; charset=utf-8',
   '.json': 'application/json',
   '.wasm': 'application/wasm',
+  '.gz': 'application/gzip', // the wasm ships gzipped; sent as the file it is (the worker gunzips it)
   '.onr': 'application/octet-stream',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
@@ -22,7 +23,7 @@ const TYPES = {
 };
 
 // Content-hashed names, and index shards (named by their checksums).
-const HASHED = /\.[0-9a-f]{10}\.[a-z]+$|\/[a-z]-[0-9a-f]{8}\.onr$/;
+const HASHED = /\.[0-9a-f]{10}(\.[a-z]+)+$|\/[a-z]-[0-9a-f]{8}\.onr$/;
 
 /** Starts serving `root`; resolves to { server, url } once listening. Port 0 picks a free port.
  * `headers` is an object of extra response headers, or a function of the path returning one. */

@@ -133,10 +133,11 @@ export function writeSite({ index, out, model, pkg, www, summary, template = fal
   const inputs = {
     css: [need(join(www, 'onrecord.css'), 'the widget styles'), 'onrecord', '.css'],
     glue: [Buffer.from(minify(need(join(pkg, 'onrecord_wasm.js'), 'the wasm glue').toString('utf8'), 'the wasm glue')), 'onrecord_wasm', '.js'],
-    wasm: [need(join(pkg, 'onrecord_wasm_bg.wasm'), 'the wasm module'), 'onrecord_wasm_bg', '.wasm'],
+    // The wasm as scripts/build-wasm.sh gzips it (the worker gunzips it): the plain one is not shipped.
+    wasm: [need(join(pkg, 'onrecord_wasm_bg.wasm.gz'), 'the wasm module'), 'onrecord_wasm_bg', '.wasm.gz'],
     shardedGlue: [Buffer.from(minify(need(join(shardedPkg, 'onrecord_wasm.js'), 'the sharded engine\'s glue').toString('utf8'), 'the sharded glue')),
       'onrecord_wasm_sharded', '.js'],
-    shardedWasm: [need(join(shardedPkg, 'onrecord_wasm_bg.wasm'), 'the sharded engine\'s wasm module'), 'onrecord_wasm_sharded_bg', '.wasm'],
+    shardedWasm: [need(join(shardedPkg, 'onrecord_wasm_bg.wasm.gz'), 'the sharded engine\'s wasm module'), 'onrecord_wasm_sharded_bg', '.wasm.gz'],
   };
   if (!template) inputs.index = [need(index, 'the index'), 'index', '.onr'];
   if (model) inputs.model = [need(model, 'the query model'), 'query-model', '.onq'];

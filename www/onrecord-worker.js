@@ -32,14 +32,26 @@ let documents = null;
  * @type {Map<string, Promise<Uint8Array>>} */
 const fetching = new Map();
 
-/** Starts (once) the engine of a bundle. @param {{ glue: string, wasm: string }} bundle */
+/**
+ * Starts (once) the engine of a bundle. Its wasm is fetched through fetchBytes: a site serves it
+ * gzip-compressed (.wasm.gz, scripts/site.mjs), so a host that does not compress sends 126 KB,
+ * not 290 KB; one that adds Content-Encoding hands over plain wasm, which is used as it is.
+ * @param {{ glue: string, wasm: string }} bundle
+ */
 function start({ glue, wasm }) {
   let ready = started.get(glue);
   if (!ready) {
     ready = (async () => {
-      /** @type {Wasm} */
-      const glueModule = await import(glue);
-      await glueModule.default({ module_or_path: wasm });
+      /** @type {[Wasm, Uint8Array]} */
+      const [glueModule, bytes] = await Promise.all([import(glue), fetchBytes(wasm, 'search engine')]);
+      try {
+        await glueModule.default({ module_or_path: bytes });
+      } catch (err) {
+        // Not wasm (a damaged or wrong file): name it. A CompileError keeps its name, by which
+        // the widget tells a Content Security Policy that refuses WebAssembly.
+        const { name, message } = /** @type {Error} */ (err);
+        throw Object.assign(new Error(`could not read the search engine ${wasm}: ${message}`), { name });
+      }
       return glueModule;
     })();
     ready.catch(() => started.delete(glue));
@@ -58,8 +70,8 @@ const loaded = () => {
 };
 
 /**
- * The bytes at `url`, gunzipped when they are gzip (1f 8b): index files may be compressed by
- * the build whatever the host does. Errors name what was fetched and how it failed.
+ * The bytes at `url`, gunzipped when they are gzip (1f 8b): the wasm, the query model and the
+ * index files are compressed by the build whatever the host does. Errors name what was fetched and how it failed.
  * @param {string} url @param {string} what
  */
 async function fetchBytes(url, what) {

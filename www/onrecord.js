@@ -12,7 +12,7 @@ import { el } from './onrecord/render.js';
 
 // Asset paths relative to this file. scripts/site.mjs rewrites this line with content-hashed
 // names when it writes a deploy folder; these defaults serve www/ as it is in the repository.
-const ASSETS = {"css":"onrecord.css","worker":"onrecord-worker.js","glue":"dist/pkg/onrecord_wasm.js","wasm":"dist/pkg/onrecord_wasm_bg.wasm","shardedGlue":"dist/pkg-sharded/onrecord_wasm.js","shardedWasm":"dist/pkg-sharded/onrecord_wasm_bg.wasm","index":"dist/index.onr","model":null,"summary":"summary.js"};
+const ASSETS = {"css":"onrecord.css","worker":"onrecord-worker.js","glue":"dist/pkg/onrecord_wasm.js","wasm":"dist/pkg/onrecord_wasm_bg.wasm.gz","shardedGlue":"dist/pkg-sharded/onrecord_wasm.js","shardedWasm":"dist/pkg-sharded/onrecord_wasm_bg.wasm.gz","index":"dist/index.onr","model":null,"summary":"summary.js"};
 
 /**
  * What a widget needs, from data attributes: the element's own, then `mount()`'s, then the

@@ -21,8 +21,9 @@ const K: usize = 50;
 fn bench(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora/rustc-dev-guide");
     let model_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("model/query-model.onq");
-    let model = QueryModel::from_bytes(&std::fs::read(model_path).expect("query model"))
-        .expect("query model reads");
+    let model =
+        QueryModel::from_bytes(&onrecord_files::read_file(&model_path).expect("query model"))
+            .expect("query model reads");
     let n = 100_000;
     let index = replicated_index(&root, n, Some(&model)).expect("rustc-dev-guide builds");
     let vectors = index.vectors.clone().expect("vectors");

@@ -10,7 +10,7 @@ use onrecord_core::{AnswerConfig, Method, QueryModel, ask, retrieve_with};
 fn bench(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora/rustc-dev-guide");
     let model_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("model/query-model.onq");
-    let model = std::fs::read(&model_path)
+    let model = onrecord_files::read_file(&model_path)
         .ok()
         .and_then(|b| QueryModel::from_bytes(&b).ok());
     let mut group = c.benchmark_group("query");

@@ -29,8 +29,10 @@ fn main() {
             .expect("decode index")
     };
     let model = model_path.map(|p| {
-        onrecord_core::QueryModel::from_bytes(&std::fs::read(p).expect("read model"))
-            .expect("decode model")
+        onrecord_core::QueryModel::from_bytes(
+            &onrecord_files::read_file(std::path::Path::new(&p)).expect("read model"),
+        )
+        .expect("decode model")
     });
     let config = onrecord_core::AnswerConfig::DEFAULT;
     let mut context = None;

@@ -9,7 +9,11 @@ fn main() -> anyhow::Result<()> {
         anyhow::bail!("usage: bench_indexes <corpus> <out dir> [query-model.onq]");
     };
     let out = PathBuf::from(out);
-    let model_bytes = rest.first().map(std::fs::read).transpose()?;
+    // Plain or gzip-compressed (as build-index writes it); written out plain.
+    let model_bytes = rest
+        .first()
+        .map(|p| onrecord_files::read_file(std::path::Path::new(p)))
+        .transpose()?;
     let model = model_bytes
         .as_deref()
         .map(onrecord_core::QueryModel::from_bytes)

@@ -23,7 +23,8 @@ with more .html pages than markdown pages is read as a built site) — and write
   --fragment-chars N    fragment size in characters (default: 800)
   --teacher DIR         the embedding transformer (all-MiniLM-L6-v2 files) for fragment vectors
   --model-dir DIR       folder with query-model.onq and doc-projection.bin (with --teacher);
-                        query-model.onq is copied next to the index for the browser
+                        query-model.onq is written next to the index for the browser
+                        (gzip-compressed)
   --adapt               adapt the query model to the site's own headings and first sentences
                         (with --teacher); the adapted copy is written next to the index
   --embed-cache DIR     folder of the embedding cache, so a rebuild embeds only fragments whose
@@ -113,7 +114,8 @@ fn run() -> Result<()> {
     let built = build_with(&corpus, &options, embedder.as_ref())?;
     let written = write_layout(&out, &built, layout, ShardSizes::STANDARD)?;
     if let Some(model) = &built.query_model {
-        write_atomically(&out, "query-model.onq", model)?;
+        // gzip-compressed, as the index files are (the worker and onrecord_files gunzip it).
+        write_atomically(&out, "query-model.onq", &onrecord_files::gzip(model))?;
     }
     let secs = started.elapsed().as_secs_f64();
     print!("{}", built.report);

@@ -195,3 +195,63 @@ fn collections_come_from_folder_rules_and_frontmatter() {
     let rebuilt = build_index::build(&corpus, &build_index::Options::standard()).unwrap();
     assert_ne!(rebuilt.index.corpus_hash, index.corpus_hash);
 }
+
+/// Builds `corpus` with the teacher (fetched by `scripts/setup.sh`) and the query model in
+/// `model_dir`; returns (success, stderr).
+fn run_with_vectors(corpus: &Path, out: &Path, model_dir: &Path) -> (bool, String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let teacher = root.join("target/models/all-minilm-l6-v2");
+    assert!(
+        teacher.join("model.safetensors").is_file(),
+        "{} is missing: run scripts/setup.sh",
+        teacher.display()
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_build-index"))
+        .arg(corpus)
+        .arg("--out")
+        .arg(out)
+        .arg("--teacher")
+        .arg(&teacher)
+        .arg("--model-dir")
+        .arg(model_dir)
+        .arg("--no-embed-cache")
+        .output()
+        .unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_query_model_is_written_gzipped_and_read_either_way() {
+    let dir = scratch();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let corpus = root.join("tests/e2e/fixtures/corpus");
+    let model_dir = root.join("build-index/model");
+    let (ok, stderr) = run_with_vectors(&corpus, &dir.join("out"), &model_dir);
+    assert!(ok, "{stderr}");
+    // Written for the browser gzip-compressed (the worker gunzips it): the same model inside.
+    let written = fs::read(dir.join("out/query-model.onq")).unwrap();
+    assert_eq!(written[..2], [0x1f, 0x8b], "the query model is gzip");
+    let source = fs::read(model_dir.join("query-model.onq")).unwrap();
+    assert_eq!(
+        onrecord_files::gunzip_if_gzipped(written.clone()).unwrap(),
+        source
+    );
+    // A model folder whose query model is gzip-compressed builds the same index.
+    let gz_dir = dir.join("model");
+    fs::create_dir_all(&gz_dir).unwrap();
+    fs::write(gz_dir.join("query-model.onq"), &written).unwrap();
+    fs::copy(
+        model_dir.join("doc-projection.bin"),
+        gz_dir.join("doc-projection.bin"),
+    )
+    .unwrap();
+    let (ok, stderr) = run_with_vectors(&corpus, &dir.join("again"), &gz_dir);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        fs::read(dir.join("again/index.onr")).unwrap(),
+        fs::read(dir.join("out/index.onr")).unwrap()
+    );
+}

@@ -47,7 +47,7 @@ function category(system, path) {
   if (system === 'onrecord') {
     if (!path.startsWith('/onrecord/')) return null;
     const ext = extname(path);
-    if (['.js', '.wasm', '.css'].includes(ext)) return 'widget';
+    if (['.js', '.wasm', '.css'].includes(ext) || path.endsWith('.wasm.gz')) return 'widget'; // the wasm ships gzipped
     if (ext === '.onq') return 'model';
     return 'index'; // index.onr, or a manifest and its shards: any other file of the folder
   }

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { packPackage, stagePackage } from '../../scripts/npm-package.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { launch, open } from './browser.mjs';
@@ -52,7 +53,7 @@ test('the installed package holds everything the widget loads, its exports and i
     if (seen.has(name)) return;
     seen.add(name);
     if (!name.endsWith('.js')) return;
-    for (const [next] of readFileSync(join(dist, name), 'utf8').matchAll(/[\w-]+\.[0-9a-f]{10}\.(?:js|css|wasm)/g)) follow(next);
+    for (const [next] of readFileSync(join(dist, name), 'utf8').matchAll(/[\w-]+\.[0-9a-f]{10}\.(?:js|css|wasm\.gz)/g)) follow(next);
   };
   follow('onrecord.js');
   for (const stem of ['onrecord-worker.', 'onrecord-panel.', 'onrecord-client.', 'onrecord_wasm.', 'onrecord_wasm_bg.', 'onrecord.']) {
@@ -92,8 +93,9 @@ export { inline };
 test('the engine module (onrecord-widget/engine) answers in Node from the package wasm', async () => {
   const glue = createRequire(join(app, 'x.js')).resolve('onrecord-widget/engine');
   const engine = await import(pathToFileURL(glue).href);
-  const wasm = readdirSync(join(installed, 'dist')).find((n) => n.endsWith('.wasm'));
-  engine.initSync({ module: readFileSync(join(installed, 'dist', wasm)) });
+  // The wasm ships gzip-compressed (the widget's worker gunzips it; here Node does).
+  const wasm = readdirSync(join(installed, 'dist')).find((n) => n.endsWith('.wasm.gz'));
+  engine.initSync({ module: gunzipSync(readFileSync(join(installed, 'dist', wasm))) });
   const answer = new engine.Engine(readFileSync(index)).ask(QUESTION);
   assert.equal(answer.quotes[0]?.text, QUOTE);
 });

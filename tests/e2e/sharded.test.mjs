@@ -59,7 +59,7 @@ test('a sharded site answers with a quote, fetching only the shards its question
   await ask(page, CHARGING);
   assert.match(await page.locator('.onrecord-quote').first().textContent(), /With the 4 A fast charger it takes about 3 hours\./);
   // The sharded engine, and not the default one, answered.
-  assert.ok(requests.some((p) => /\/onrecord_wasm_sharded_bg\.[0-9a-f]{10}\.wasm$/.test(p)), `sharded wasm: ${requests.join(' ')}`);
+  assert.ok(requests.some((p) => /\/onrecord_wasm_sharded_bg\.[0-9a-f]{10}\.wasm\.gz$/.test(p)), `sharded wasm: ${requests.join(' ')}`);
   assert.ok(!requests.some((p) => /\/onrecord_wasm_bg\./.test(p)), 'the default wasm is not loaded for a sharded site');
   const fetched = requests.filter((p) => SHARD.test(p));
   assert.ok(fetched.length > 0 && fetched.length < shards.length, `fetched ${fetched.length} of ${shards.length} shards`);

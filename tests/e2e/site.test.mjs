@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { serve } from '../../scripts/serve.mjs';
 import { writeSite } from '../../scripts/site.mjs';
 import { ask, launch, open } from './browser.mjs';
@@ -39,7 +40,7 @@ after(async () => {
 test('the deploy folder has content-hashed names, a rewritten loader and immutable cache headers', async () => {
   const names = readdirSync(site + 'onrecord').sort();
   for (const key of ['css', 'worker', 'glue', 'wasm', 'index', 'summary']) {
-    assert.match(assets[key], /\.[0-9a-f]{10}\.(css|js|wasm|onr)$/, key);
+    assert.match(assets[key], /\.[0-9a-f]{10}\.(css|js|wasm\.gz|onr)$/, key);
     assert.ok(names.includes(assets[key]), `${assets[key]} written`);
   }
   const loader = readFileSync(site + 'onrecord/onrecord.js', 'utf8');
@@ -240,6 +241,51 @@ test('without wasm-unsafe-eval the widget says search is unavailable', async () 
   for (let i = 0; i < 50 && !reports.length; i++) reports = await allViolations(async () => [], noWasm.server, since, 100);
   assert.ok(reports.some((r) => /script-src/.test(r)), `the blocked compile is reported: ${reports}`);
   await context.close();
+});
+
+test('the wasm ships gzip-compressed: a host that sends the file as it is and one that adds Content-Encoding both answer', async () => {
+  const wasm = readFileSync(site + 'onrecord/' + assets.wasm);
+  assert.deepEqual([...wasm.subarray(0, 2)], [0x1f, 0x8b], `${assets.wasm} is gzip`);
+  assert.ok(!readdirSync(site + 'onrecord').some((n) => n.endsWith('.wasm')), 'no plain wasm is shipped');
+  // Apache's `AddEncoding gzip .gz` and the like: the browser gunzips, the worker gets plain wasm.
+  const encoding = await serve({ root: site, headers: (path) => ({ 'content-security-policy': STRICT, ...(path.endsWith('.gz') ? { 'content-encoding': 'gzip' } : {}) }) });
+  try {
+    for (const [host, url] of [['as it is', strict.url], ['Content-Encoding: gzip', encoding.url]]) {
+      const context = await browser.newContext();
+      const { page, errors } = await open(context, url);
+      const sent = [];
+      page.on('response', (r) => r.url().endsWith(assets.wasm) && sent.push(r.headers()['content-encoding'] ?? 'none'));
+      await ask(page, 'When does the first ferry leave on weekdays?');
+      assert.equal(await page.locator('.onrecord-quote').first().textContent(), 'The first ferry leaves the north pier at 06:40 every weekday.', host);
+      assert.deepEqual(sent, [host === 'as it is' ? 'none' : 'gzip'], host);
+      assert.deepEqual(errors, [], host);
+      await context.close();
+    }
+  } finally {
+    encoding.server.close();
+  }
+});
+
+test('a wasm file that is missing, not wasm or a damaged gzip stream gives a clear message naming it', async () => {
+  const good = readFileSync(site + 'onrecord/' + assets.wasm);
+  const cases = [
+    [{ status: 404, body: 'not found' }, /^Search is unavailable: could not fetch the search engine \S+: HTTP 404/],
+    // A host's HTML page where the wasm should be, gzipped or not.
+    [{ status: 200, body: gzipSync('<!doctype html><p>Not here') }, /^Search is unavailable: could not read the search engine \S+: .*magic word/],
+    [{ status: 200, body: '<!doctype html><p>Not here' }, /^Search is unavailable: could not read the search engine \S+: .*magic word/],
+    [{ status: 200, body: good.subarray(0, good.length >> 1) }, /^Search is unavailable: could not read the search engine \S+: ./],
+  ];
+  for (const [reply, message] of cases) {
+    const context = await browser.newContext();
+    const { page } = await open(context, strict.url, (p) => p.route(`**/${assets.wasm}`, (route) => route.fulfill(reply)));
+    await page.locator('.launch').click();
+    const alert = page.locator('.onrecord-status[role="alert"]');
+    await alert.waitFor();
+    const text = await alert.textContent();
+    assert.match(text, message);
+    assert.ok(text.includes(`/onrecord/${assets.wasm}`), `names the file: ${text}`);
+    await context.close();
+  }
 });
 
 test('offline after the first load: answers with the network gone, from the HTTP cache', async () => {

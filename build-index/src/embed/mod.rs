@@ -324,8 +324,8 @@ impl Embedder {
             files.teacher.display()
         );
         let model_path = files.model_dir.join("query-model.onq");
-        let query_model_bytes = fs::read(&model_path)
-            .with_context(|| format!("cannot read {}", model_path.display()))?;
+        // Plain or gzip-compressed (a query model as build-index writes it next to an index).
+        let query_model_bytes = onrecord_files::read_file(&model_path)?;
         let query_model = QueryModel::from_bytes(&query_model_bytes)
             .map_err(|e| anyhow::anyhow!("{}: {e}", model_path.display()))?;
         let projection = Projection::read(&files.model_dir.join("doc-projection.bin"))?;

@@ -17,7 +17,10 @@ pub(crate) const LOADER: &str = "onrecord.js";
 const INDEX: (&str, &str) = ("index", ".onr");
 const MODEL: (&str, &str) = ("query-model", ".onq");
 const HASH_LEN: usize = 10;
-const HASHED_EXTS: [&str; 5] = [".js", ".css", ".wasm", ".onr", ".onq"];
+/// The extensions of content-hashed names. The wasm ships gzip-compressed (`.wasm.gz`: the
+/// worker gunzips it, so a host that does not compress still sends the small file); `.wasm`
+/// stays for folders written before that.
+const HASHED_EXTS: [&str; 6] = [".js", ".css", ".wasm.gz", ".wasm", ".onr", ".onq"];
 
 /// `stem.<first 10 hex of sha256>ext`, as site.mjs names files.
 pub(crate) fn hashed(stem: &str, ext: &str, bytes: &[u8]) -> String {
@@ -95,6 +98,10 @@ pub(crate) fn write_folder(
     model: Option<&[u8]>,
 ) -> Result<Vec<(String, usize)>> {
     let index_name = hashed(INDEX.0, INDEX.1, index);
+    // The query model gzip-compressed, as build-index writes it (the worker gunzips it): what a
+    // visitor downloads does not depend on the host compressing it.
+    let model = model.map(onrecord_files::gzip);
+    let model = model.as_deref();
     let model_name = model.map(|bytes| hashed(MODEL.0, MODEL.1, bytes));
     let loader = loader_for(&index_name, model_name.as_deref())?;
     fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
@@ -204,9 +211,10 @@ pub(crate) fn read_index(path: &Path) -> Result<Index> {
     onrecord_files::load_index(path)
 }
 
-/// Reads a query model and checks that it is the one `index` was built with.
+/// Reads a query model (gzip-compressed or plain) and checks that it is the one `index` was
+/// built with.
 pub(crate) fn read_model(path: &Path, index: &Index, index_path: &Path) -> Result<QueryModel> {
-    let bytes = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = onrecord_files::read_file(path)?;
     let model =
         QueryModel::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     if !model_fits(index, &model) {
@@ -239,6 +247,15 @@ mod tests {
         );
         assert_eq!(parse_hashed("index.012345678Z.onr"), None);
         assert_eq!(parse_hashed(".0123456789.js"), None);
+        // The gzip-compressed wasm: the hash sits before the whole `.wasm.gz`.
+        let name = hashed("onrecord_wasm_bg", ".wasm.gz", b"x");
+        assert_eq!(parse_hashed(&name), Some(("onrecord_wasm_bg", ".wasm.gz")));
+        assert_eq!(
+            parse_hashed("onrecord_wasm_bg.0123456789.wasm"),
+            Some(("onrecord_wasm_bg", ".wasm"))
+        );
+        assert_eq!(parse_hashed("onrecord_wasm_bg.wasm.gz"), None);
+        assert_eq!(parse_hashed("onrecord_wasm_bg.0123456789.gz"), None);
         assert!(is_shard("p-0123abcd.onr") && is_shard("t-ffffffff.onr"));
         assert!(!is_shard("p-0123abcd.onq") && !is_shard("pp-0123abcd.onr"));
         assert!(!is_shard("p-0123abcg.onr") && !is_shard("index.0123456789.onr"));

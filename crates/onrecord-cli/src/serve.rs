@@ -45,14 +45,15 @@ pub(crate) fn run(args: &ServeArgs) -> Result<()> {
     Ok(())
 }
 
-/// The content type of a file, by extension (`.wasm` must be `application/wasm` for streaming
-/// compilation).
+/// The content type of a file, by extension. A `.gz` file is sent as the gzip file it is, with
+/// no Content-Encoding: the worker gunzips the wasm, the query model and the index itself.
 pub(crate) fn mime(path: &Path) -> &'static str {
     match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
         "html" | "htm" => "text/html; charset=utf-8",
         "js" | "mjs" => "text/javascript; charset=utf-8",
         "css" => "text/css; charset=utf-8",
         "wasm" => "application/wasm",
+        "gz" => "application/gzip",
         "json" => "application/json",
         "svg" => "image/svg+xml",
         "png" => "image/png",
@@ -200,7 +201,15 @@ mod tests {
             mime(Path::new("x/onrecord_wasm_bg.0123456789.wasm")),
             "application/wasm"
         );
+        assert_eq!(
+            mime(Path::new("x/onrecord_wasm_bg.0123456789.wasm.gz")),
+            "application/gzip"
+        );
         assert_eq!(cache_control(Path::new("onrecord.js")), "no-cache");
+        assert_eq!(
+            cache_control(Path::new("x/onrecord_wasm_bg.0123456789.wasm.gz")),
+            "public, max-age=31536000, immutable"
+        );
         assert_eq!(
             cache_control(Path::new("onrecord-panel.0123456789.js")),
             "public, max-age=31536000, immutable"

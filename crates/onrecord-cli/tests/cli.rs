@@ -152,7 +152,7 @@ fn check_fails_on_a_missing_file() {
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("onrecord");
     copy_dir(built(), &dir);
-    fs::remove_file(file_named(&dir, "onrecord_wasm_bg.", ".wasm")).unwrap();
+    fs::remove_file(file_named(&dir, "onrecord_wasm_bg.", ".wasm.gz")).unwrap();
     let run = onrecord(&["check", dir.to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(1));
     let err = text(&run.stderr);
@@ -381,12 +381,14 @@ fn serve_sends_the_readme_headers() {
     assert!(head.contains("Content-Type: text/javascript"), "{head}");
     assert_eq!(body, fs::read(dir.join("onrecord.js")).unwrap());
 
-    let wasm = file_named(dir, "onrecord_wasm_bg.", ".wasm");
+    let wasm = file_named(dir, "onrecord_wasm_bg.", ".wasm.gz");
     let (head, body) = get(
         &addr,
         &format!("/{}", wasm.file_name().unwrap().to_str().unwrap()),
     );
-    assert!(head.contains("Content-Type: application/wasm"), "{head}");
+    // The wasm ships gzip-compressed and is served as the file it is: the worker gunzips it.
+    assert!(head.contains("Content-Type: application/gzip"), "{head}");
+    assert!(!head.contains("Content-Encoding"), "{head}");
     assert!(
         head.contains("Cache-Control: public, max-age=31536000, immutable"),
         "{head}"
@@ -444,6 +446,30 @@ fn a_build_with_the_teacher_adds_vectors_and_the_query_model() {
     assert!(
         out.contains("with vectors") && out.contains("fits the index"),
         "{out}"
+    );
+    // The query model ships gzip-compressed, as the index files do: the worker gunzips it.
+    let model_bytes = fs::read(&model).unwrap();
+    assert_eq!(model_bytes[..2], [0x1f, 0x8b], "the query model is gzip");
+    // A plain query model (as written before compression) still reads: `ask` uses it.
+    let plain = scratch.path().join("plain");
+    fs::create_dir(&plain).unwrap();
+    fs::copy(file_named(&dir, "index.", ".onr"), plain.join("index.onr")).unwrap();
+    fs::write(
+        plain.join("query-model.onq"),
+        onrecord_files::gunzip_if_gzipped(model_bytes).unwrap(),
+    )
+    .unwrap();
+    let run = onrecord(&[
+        "ask",
+        plain.to_str().unwrap(),
+        "When does the first ferry leave on weekdays?",
+        "--json",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stdout).contains("\"matchedByMeaning\": true"),
+        "{}",
+        text(&run.stdout)
     );
 
     // The same query model beside a lexical index does not fit it: check says so.
