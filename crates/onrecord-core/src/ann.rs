@@ -137,6 +137,94 @@ pub fn ivf_search(
     search_lists(&probed, centroids.dims, query, k)
 }
 
+/// One IVF list as a sharded index stores it: each member's sign code (one bit per dimension,
+/// set when the value is positive; [`code_bytes`] bytes a row) and one scale, scored against
+/// the question's full-precision vector ([`CodeList::score`]). A code row is about an eighth of
+/// an int8 row; the meaning gate still reads the exact int8 vectors, from the text shards.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CodeList {
+    /// Fragment ids, one per code.
+    pub ids: Vec<u32>,
+    /// One scale per member: the mean absolute value of its unit vector, so that scale × sign
+    /// is the row's least-squares approximation.
+    pub scales: Vec<f32>,
+    /// The members' sign codes, row by row.
+    pub signs: Vec<u8>,
+}
+
+/// Bytes per sign code of `dims` dimensions.
+pub fn code_bytes(dims: usize) -> usize {
+    dims.div_ceil(8)
+}
+
+impl CodeList {
+    /// Appends a member: `row` (int8 values with their `scale`, as the index stores them) as its
+    /// sign code and scale.
+    pub fn push(&mut self, id: u32, row: &[i8], scale: f32) {
+        let mut code = vec![0u8; code_bytes(row.len())];
+        for (j, &v) in row.iter().enumerate() {
+            if v > 0 {
+                code[j / 8] |= 1 << (j % 8);
+            }
+        }
+        let abs: f32 = row.iter().map(|&v| f32::from(v).abs()).sum();
+        self.ids.push(id);
+        self.scales.push(abs * scale / row.len().max(1) as f32);
+        self.signs.extend_from_slice(&code);
+    }
+
+    /// Member `i`'s estimated cosine with the unit vector `query`: scale × Σ ±query (the
+    /// question stays full precision, so only the member's side is approximated).
+    pub fn score(&self, i: usize, query: &[f32]) -> Option<f32> {
+        let bytes = code_bytes(query.len());
+        let start = i.checked_mul(bytes)?;
+        let code = self.signs.get(start..start.checked_add(bytes)?)?;
+        let sum: f32 = query
+            .iter()
+            .enumerate()
+            .map(|(j, &q)| {
+                if code[j / 8] >> (j % 8) & 1 == 1 {
+                    q
+                } else {
+                    -q
+                }
+            })
+            .sum();
+        Some(sum * *self.scales.get(i)?)
+    }
+
+    /// Every member scored against `query` (members without a whole code are left out).
+    pub fn hits<'a>(&'a self, query: &'a [f32]) -> impl Iterator<Item = Hit> + 'a {
+        self.ids
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, &fragment)| {
+                Some(Hit {
+                    fragment,
+                    score: self.score(i, query)?,
+                })
+            })
+    }
+}
+
+/// IVF over sign codes: probe the `probes` nearest lists of `centroids` (list `i` is
+/// `lists[i]`), score their members by code and return the best `k` — what a sharded index's
+/// vector search returns.
+pub fn ivf_code_search(
+    centroids: Rows<'_>,
+    lists: &[CodeList],
+    query: &[f32],
+    probes: usize,
+    k: usize,
+) -> Vec<Hit> {
+    let hits = nearest_lists(centroids, query, probes)
+        .into_iter()
+        .filter_map(|l| lists.get(l as usize))
+        .flat_map(|list| list.hits(query))
+        .collect();
+    best_k(hits, k)
+}
+
 /// 64-bit words per binary code of `dims` dimensions.
 pub fn code_words(dims: usize) -> usize {
     dims.div_ceil(64)
@@ -340,6 +428,63 @@ mod tests {
     }
 
     #[test]
+    fn a_code_is_the_signs_and_scores_them_against_the_query() {
+        let mut list = CodeList::default();
+        // Nine dimensions: two bytes, the second with one bit.
+        list.push(7, &[100, -50, 0, 25, -1, 1, 0, 0, 2], 0.01);
+        assert_eq!(list.signs, vec![0b0010_1001, 0b1]);
+        // The mean absolute value of the row as a unit vector: (100+50+25+1+1+2) × 0.01 / 9.
+        assert!((list.scales[0] - 1.79 / 9.0).abs() < 1e-6);
+        let query = [0.5, 0.5, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0, -0.5];
+        // + 0.5 − 0.5 − 0.25 + 0 − 0 + 0 − 0 − 0 − 0.5 = −0.75
+        let score = list.score(0, &query).unwrap();
+        assert!((score + 0.75 * list.scales[0]).abs() < 1e-6, "{score}");
+        let hits: Vec<Hit> = list.hits(&query).collect();
+        assert_eq!(hits, vec![Hit { fragment: 7, score }]);
+        // A query of another length has no whole code to score.
+        assert_eq!(list.score(0, &[0.5; 17]), None);
+        assert_eq!(list.score(1, &query), None);
+    }
+
+    #[test]
+    fn codes_of_every_list_probed_rank_as_codes_of_one_list() {
+        let vi = vectors(300, 24);
+        let centroids = vectors(7, 24);
+        let as_codes = |l: &IvfList| {
+            let mut c = CodeList::default();
+            for (i, &id) in l.ids.iter().enumerate() {
+                let (row, scale) = l.rows(24).row(i).unwrap();
+                c.push(id, row, scale);
+            }
+            c
+        };
+        let lists: Vec<CodeList> = lists(&vi, 7, |i| (i * 5) % 7)
+            .iter()
+            .map(as_codes)
+            .collect();
+        let one = as_codes(&lists_one(&vi));
+        let mut single = VectorIndex::new(0, 24);
+        single.push(&[1.0; 24]);
+        for q in 0..20 {
+            let query = unit(vector(3000 + q, 24));
+            let all = ivf_code_search(centroids.rows(), &lists, &query, 7, 50);
+            assert_eq!(all.len(), 50);
+            assert_eq!(
+                all,
+                ivf_code_search(single.rows(), std::slice::from_ref(&one), &query, 1, 50)
+            );
+            // The codes find most of brute force's best ten.
+            let exact: Vec<u32> = brute(&vi, &query, 10).iter().map(|h| h.fragment).collect();
+            let found = all.iter().filter(|h| exact.contains(&h.fragment)).count();
+            assert!(found >= 8, "query {q}: {found} of 10");
+        }
+    }
+
+    fn lists_one(vi: &VectorIndex) -> IvfList {
+        lists(vi, 1, |_| 0).remove(0)
+    }
+
+    #[test]
     fn empty_and_mismatched_inputs_give_nothing() {
         let empty = Rows {
             dims: 0,
@@ -378,6 +523,8 @@ mod tests {
             let _ = ivf_search(rows, &[list], &query, k, k);
             let codes = sign_codes(rows);
             let _ = hamming_candidates(&codes, dims, &query, k);
+            let list = CodeList { ids: ids.clone(), scales: scales.clone(), signs: data.iter().map(|&v| v as u8).collect() };
+            let _ = ivf_code_search(rows, &[list], &query, k, k);
         }
     }
 }

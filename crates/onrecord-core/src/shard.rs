@@ -2,14 +2,15 @@
 //! large site's visitor downloads only the parts of the index their questions read.
 //!
 //! Every file has the index's header (`format::frame`: magic, version, corpus hash,
-//! payload length, CRC-32; the version is [`crate::FORMAT_VERSION`]) and a postcard payload:
+//! payload length, CRC-32; the version is [`SHARD_FORMAT_VERSION`], apart from the one-file
+//! index's [`crate::FORMAT_VERSION`]) and a postcard payload:
 //!
 //! | file | magic | payload |
 //! |---|---|---|
 //! | manifest | `ONRMANIF` | [`Manifest`]: pages, statistics, IVF centroids, hints, the shard list |
 //! | postings shard `p-` | `ONRSHARD` | the postings of a run of terms (`first..next first`), and the BM25 length of every fragment they name |
 //! | text shard `t-` | `ONRSHARD` | the fragments of a run of whole pages (`first..next first`), with their vectors |
-//! | vector shard `v-` | `ONRSHARD` | the members of one IVF list: fragment ids and vectors |
+//! | vector shard `v-` | `ONRSHARD` | the members of one IVF list: fragment ids and sign codes (`ann::CodeList`) |
 //!
 //! Nothing in the manifest grows with the fragment count but the pages: a question reads BM25
 //! lengths beside the postings it fetched, and vectors from the [`PROBES`] lists whose centroids
@@ -41,6 +42,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use crate::ann::{CodeList, code_bytes};
 use crate::collection::Collection;
 use crate::format::{
     DecodeError, Doc, EncodeError, Fragment, Index, IndexSettings, RoutingHint, ShardVectors,
@@ -52,6 +54,10 @@ use crate::text::Lang;
 pub const MANIFEST_MAGIC: [u8; 8] = *b"ONRMANIF";
 /// The first eight bytes of a shard.
 pub const SHARD_MAGIC: [u8; 8] = *b"ONRSHARD";
+
+/// The version of the sharded layout's files (manifest and shards). 7: vector lists carry sign
+/// codes, not int8 rows.
+pub const SHARD_FORMAT_VERSION: u32 = 7;
 
 /// How many IVF lists a question's vector search reads: the lists whose centroids are nearest
 /// its vector. 16 lost no recall@5 on any eval set with √n lists (`eval/results/ann.md`).
@@ -146,11 +152,12 @@ enum ShardBody {
         scales: Vec<f32>,
         data: Vec<i8>,
     },
-    /// One IVF list: its members' ids, ascending, and their vectors.
+    /// One IVF list: its members' ids, ascending, one scale each and their sign codes
+    /// (`ann::CodeList`).
     Vectors {
         ids: Vec<u32>,
         scales: Vec<f32>,
-        data: Vec<i8>,
+        signs: Vec<u8>,
     },
 }
 
@@ -212,7 +219,7 @@ impl Index {
                 terms: run.to_vec(),
                 lengths,
             };
-            let bytes = frame(&SHARD_MAGIC, corpus_hash, &body)?;
+            let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, corpus_hash, &body)?;
             postings.push((first, file_checksum(&bytes)));
             shards.push((shard_name('p', file_checksum(&bytes)), bytes));
         }
@@ -227,7 +234,7 @@ impl Index {
                 scales,
                 data,
             };
-            let bytes = frame(&SHARD_MAGIC, corpus_hash, &body)?;
+            let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, corpus_hash, &body)?;
             texts.push((first, file_checksum(&bytes)));
             shards.push((shard_name('t', file_checksum(&bytes)), bytes));
             first = end;
@@ -258,13 +265,18 @@ impl Index {
         };
         let mut list_sums = Vec::new();
         for ids in &members {
-            let (scales, data) = rows(&mut ids.iter().copied());
+            let mut codes = CodeList::default();
+            for &id in ids {
+                if let Some((row, scale)) = self.vector(id) {
+                    codes.push(id, row, scale);
+                }
+            }
             let body = ShardBody::Vectors {
-                ids: ids.clone(),
-                scales,
-                data,
+                ids: codes.ids,
+                scales: codes.scales,
+                signs: codes.signs,
             };
-            let bytes = frame(&SHARD_MAGIC, corpus_hash, &body)?;
+            let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, corpus_hash, &body)?;
             list_sums.push(file_checksum(&bytes));
             shards.push((shard_name('v', file_checksum(&bytes)), bytes));
         }
@@ -285,7 +297,12 @@ impl Index {
             texts,
         };
         Ok(ShardedFiles {
-            manifest: frame(&MANIFEST_MAGIC, corpus_hash, &manifest)?,
+            manifest: frame(
+                &MANIFEST_MAGIC,
+                SHARD_FORMAT_VERSION,
+                corpus_hash,
+                &manifest,
+            )?,
             shards,
         })
     }
@@ -463,7 +480,8 @@ impl ShardedIndex {
     }
 
     fn decode(bytes: &[u8]) -> Result<ShardedIndex, DecodeError> {
-        let (m, corpus_hash, _): (Manifest, _, _) = unframe(bytes, &MANIFEST_MAGIC)?;
+        let (m, corpus_hash, _): (Manifest, _, _) =
+            unframe(bytes, &MANIFEST_MAGIC, SHARD_FORMAT_VERSION)?;
         let n_frags = m.fragment_count as usize;
         let n_pages: u64 = m.docs.iter().map(|d| u64::from(d.n_fragments)).sum();
         if n_pages != n_frags as u64 {
@@ -491,7 +509,7 @@ impl ShardedIndex {
                     return Err(DecodeError::Invalid("the vectors have no lists"));
                 }
                 Some(Box::new(ShardVectors {
-                    members: vec![Vec::new(); m.lists.len()],
+                    lists: vec![CodeList::default(); m.lists.len()],
                     row_of: vec![UNKNOWN; n_frags],
                     rows: VectorIndex::new(centroids.model_checksum, centroids.dims),
                     centroids,
@@ -631,7 +649,8 @@ impl ShardedIndex {
             .position(|n| n == name)
             .ok_or(error(ShardErrorKind::NotInManifest))?;
         let (body, corpus_hash, checksum): (ShardBody, _, _) =
-            unframe(bytes, &SHARD_MAGIC).map_err(|e| error(ShardErrorKind::Decode(e)))?;
+            unframe(bytes, &SHARD_MAGIC, SHARD_FORMAT_VERSION)
+                .map_err(|e| error(ShardErrorKind::Decode(e)))?;
         if corpus_hash != self.index.corpus_hash {
             return Err(error(ShardErrorKind::OtherBuild));
         }
@@ -723,7 +742,7 @@ impl ShardedIndex {
                 sharding.fragment_ids.splice(at..at, ids);
                 index.fragments.splice(at..at, fragments);
             }
-            ShardBody::Vectors { ids, scales, data } if slot >= n_postings + n_texts => {
+            ShardBody::Vectors { ids, scales, signs } if slot >= n_postings + n_texts => {
                 if ids.windows(2).any(|w| w[0] >= w[1])
                     || ids.last().is_some_and(|&id| id as usize >= n_frags)
                 {
@@ -731,15 +750,26 @@ impl ShardedIndex {
                         "its members are not ascending or name missing fragments",
                     )));
                 }
-                let list = slot - n_postings - n_texts;
-                put_rows(&mut sharding.vectors, ids.iter().copied(), scales, data)
-                    .map_err(|what| error(ShardErrorKind::Invalid(what)))?;
-                if let Some(members) = sharding
-                    .vectors
-                    .as_mut()
-                    .and_then(|v| v.members.get_mut(list))
+                let Some(v) = sharding.vectors.as_deref_mut() else {
+                    return Err(error(ShardErrorKind::Invalid(
+                        "it holds vectors, and the index has none",
+                    )));
+                };
+                let n = ids.len();
+                if scales.len() != n
+                    || Some(signs.len()) != n.checked_mul(code_bytes(v.centroids.dims as usize))
                 {
-                    *members = ids;
+                    return Err(error(ShardErrorKind::Invalid(
+                        "its codes do not match its members",
+                    )));
+                }
+                if scales.iter().any(|s| !s.is_finite()) {
+                    return Err(error(ShardErrorKind::Invalid(
+                        "a vector scale is not finite",
+                    )));
+                }
+                if let Some(list) = v.lists.get_mut(slot - n_postings - n_texts) {
+                    *list = CodeList { ids, scales, signs };
                 }
             }
             _ => {
@@ -800,4 +830,114 @@ fn put_rows(
         v.rows.data.extend_from_slice(row);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bm25::IndexBuilder;
+    use crate::chunk::chunk;
+    use crate::source::{Block, SourceDoc, SourceSection};
+
+    /// Three one-fragment pages with vectors of 8 dimensions, written in one vector list.
+    fn files() -> ShardedFiles {
+        let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+        for i in 0..3 {
+            let doc = SourceDoc {
+                path: format!("p{i}.md"),
+                url: format!("/p{i}/"),
+                title: format!("Page {i}"),
+                lang: Lang::English,
+                themes: vec![],
+                collection: None,
+                sections: vec![SourceSection {
+                    heading_path: vec![format!("Part {i}")],
+                    anchor: String::new(),
+                    blocks: vec![Block::paragraph(format!("Gear {i} needs grease."))],
+                }],
+            };
+            builder.add(&doc, &chunk(&doc, 800));
+        }
+        let mut index = builder.finish();
+        let mut vectors = VectorIndex::new(0xabcd, 8);
+        for i in 0..index.fragments.len() {
+            let x = i as f32;
+            vectors.push(&[1.0, -x, 0.5, 0.0, -1.0, 2.0, 0.25, x]);
+        }
+        assert_eq!(vectors.scales.len(), 3);
+        index.vectors = Some(vectors);
+        index.to_shards([3; 32], ShardSizes::STANDARD).unwrap()
+    }
+
+    /// `body` framed as a shard and listed in place of the vector list, so that only its
+    /// contents can be refused.
+    fn add_as_list(files: &ShardedFiles, body: &ShardBody) -> Result<(), ShardError> {
+        let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+        let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, [3; 32], body).unwrap();
+        let slot = sharded.names.len() - 1;
+        assert!(sharded.names[slot].starts_with("v-"));
+        sharded.checksums[slot] = file_checksum(&bytes);
+        let name = sharded.names[slot].clone();
+        sharded.add_shard(&name, &bytes)
+    }
+
+    #[test]
+    fn the_listed_code_shard_is_taken_and_inconsistent_ones_are_refused_by_name() {
+        let files = files();
+        let good = |signs: usize| ShardBody::Vectors {
+            ids: vec![0, 1, 2],
+            scales: vec![0.5; 3],
+            signs: vec![0b1010_0101; signs],
+        };
+        assert_eq!(code_bytes(8), 1);
+        assert_eq!(add_as_list(&files, &good(3)), Ok(()));
+        let refused = |body: ShardBody, what: &str| {
+            let err = add_as_list(&files, &body).unwrap_err();
+            assert!(matches!(err.kind, ShardErrorKind::Invalid(_)), "{err}");
+            assert!(err.to_string().contains(&err.name), "{err}");
+            assert!(err.to_string().contains(what), "{err}");
+        };
+        refused(good(2), "its codes do not match its members");
+        refused(good(4), "its codes do not match its members");
+        refused(
+            ShardBody::Vectors {
+                ids: vec![0, 1],
+                scales: vec![0.5; 3],
+                signs: vec![0; 3],
+            },
+            "its codes do not match its members",
+        );
+        refused(
+            ShardBody::Vectors {
+                ids: vec![0, 2, 1],
+                scales: vec![0.5; 3],
+                signs: vec![0; 3],
+            },
+            "not ascending",
+        );
+        refused(
+            ShardBody::Vectors {
+                ids: vec![0, 1, 3],
+                scales: vec![0.5; 3],
+                signs: vec![0; 3],
+            },
+            "missing fragments",
+        );
+        refused(
+            ShardBody::Vectors {
+                ids: vec![0, 1, 2],
+                scales: vec![0.5, f32::NAN, 0.5],
+                signs: vec![0; 3],
+            },
+            "not finite",
+        );
+        refused(
+            ShardBody::Text {
+                fragments: Vec::new(),
+                scales: Vec::new(),
+                data: Vec::new(),
+            },
+            "another kind of shard",
+        );
+    }
 }
