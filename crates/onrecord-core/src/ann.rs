@@ -137,16 +137,17 @@ pub fn ivf_search(
     search_lists(&probed, centroids.dims, query, k)
 }
 
-/// One IVF list as a sharded index stores it: each member's sign code (one bit per dimension,
-/// set when the value is positive; [`code_bytes`] bytes a row) and one scale, scored against
-/// the question's full-precision vector ([`CodeList::score`]). A code row is about an eighth of
-/// an int8 row; the meaning gate still reads the exact int8 vectors, from the text shards.
+/// One IVF list as a sharded index stores it: each member's residual from the list's centroid
+/// as a sign code (one bit per dimension, set when the member exceeds the centroid there;
+/// [`code_bytes`] bytes a row) and one scale, scored against the question's full-precision
+/// vector ([`CodeList::score`]). A code row is about an eighth of an int8 row; the meaning gate
+/// still reads the exact int8 vectors, from the text shards.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CodeList {
     /// Fragment ids, one per code.
     pub ids: Vec<u32>,
-    /// One scale per member: the mean absolute value of its unit vector, so that scale × sign
-    /// is the row's least-squares approximation.
+    /// One scale per member: the mean absolute value of its residual, so that centroid +
+    /// scale × sign is the member's least-squares approximation.
     pub scales: Vec<f32>,
     /// The members' sign codes, row by row.
     pub signs: Vec<u8>,
@@ -158,24 +159,29 @@ pub fn code_bytes(dims: usize) -> usize {
 }
 
 impl CodeList {
-    /// Appends a member: `row` (int8 values with their `scale`, as the index stores them) as its
-    /// sign code and scale.
-    pub fn push(&mut self, id: u32, row: &[i8], scale: f32) {
+    /// Appends a member: `row` (int8 values with their `scale`, as the index stores them) as the
+    /// sign code and scale of its residual from `centroid` (an int8 row with its scale; the
+    /// list's centroid as the manifest stores it).
+    pub fn push(&mut self, id: u32, (row, scale): (&[i8], f32), (centroid, c_scale): (&[i8], f32)) {
         let mut code = vec![0u8; code_bytes(row.len())];
+        let mut abs = 0.0;
         for (j, &v) in row.iter().enumerate() {
-            if v > 0 {
+            let c = centroid.get(j).map_or(0.0, |&c| f32::from(c) * c_scale);
+            let r = f32::from(v) * scale - c;
+            if r > 0.0 {
                 code[j / 8] |= 1 << (j % 8);
             }
+            abs += r.abs();
         }
-        let abs: f32 = row.iter().map(|&v| f32::from(v).abs()).sum();
         self.ids.push(id);
-        self.scales.push(abs * scale / row.len().max(1) as f32);
+        self.scales.push(abs / row.len().max(1) as f32);
         self.signs.extend_from_slice(&code);
     }
 
-    /// Member `i`'s estimated cosine with the unit vector `query`: scale × Σ ±query (the
-    /// question stays full precision, so only the member's side is approximated).
-    pub fn score(&self, i: usize, query: &[f32]) -> Option<f32> {
+    /// Member `i`'s estimated cosine with the unit vector `query`, given the centroid's
+    /// (`base`): base + scale × Σ ±query (the question stays full precision, so only the
+    /// member's residual is approximated).
+    pub fn score(&self, i: usize, query: &[f32], base: f32) -> Option<f32> {
         let bytes = code_bytes(query.len());
         let start = i.checked_mul(bytes)?;
         let code = self.signs.get(start..start.checked_add(bytes)?)?;
@@ -190,18 +196,19 @@ impl CodeList {
                 }
             })
             .sum();
-        Some(sum * *self.scales.get(i)?)
+        Some(base + sum * *self.scales.get(i)?)
     }
 
-    /// Every member scored against `query` (members without a whole code are left out).
-    pub fn hits<'a>(&'a self, query: &'a [f32]) -> impl Iterator<Item = Hit> + 'a {
+    /// Every member scored against `query`, given the centroid's score `base` (members without
+    /// a whole code are left out).
+    pub fn hits<'a>(&'a self, query: &'a [f32], base: f32) -> impl Iterator<Item = Hit> + 'a {
         self.ids
             .iter()
             .enumerate()
             .filter_map(move |(i, &fragment)| {
                 Some(Hit {
                     fragment,
-                    score: self.score(i, query)?,
+                    score: self.score(i, query, base)?,
                 })
             })
     }
@@ -219,8 +226,8 @@ pub fn ivf_code_search(
 ) -> Vec<Hit> {
     let hits = nearest_lists(centroids, query, probes)
         .into_iter()
-        .filter_map(|l| lists.get(l as usize))
-        .flat_map(|list| list.hits(query))
+        .filter_map(|l| Some((lists.get(l as usize)?, centroids.score(l as usize, query)?)))
+        .flat_map(|(list, base)| list.hits(query, base))
         .collect();
     best_k(hits, k)
 }
@@ -428,60 +435,66 @@ mod tests {
     }
 
     #[test]
-    fn a_code_is_the_signs_and_scores_them_against_the_query() {
+    fn a_code_is_the_residuals_signs_and_scores_them_against_the_query() {
         let mut list = CodeList::default();
-        // Nine dimensions: two bytes, the second with one bit.
-        list.push(7, &[100, -50, 0, 25, -1, 1, 0, 0, 2], 0.01);
+        // Nine dimensions: two bytes, the second with one bit. The centroid is 0.5 in the first
+        // dimension: the residual there is 1.0 − 0.5, the rest as the row.
+        let mut centroid = vec![0i8; 9];
+        centroid[0] = 50;
+        list.push(
+            7,
+            (&[100, -50, 0, 25, -1, 1, 0, 0, 2], 0.01),
+            (&centroid, 0.01),
+        );
         assert_eq!(list.signs, vec![0b0010_1001, 0b1]);
-        // The mean absolute value of the row as a unit vector: (100+50+25+1+1+2) × 0.01 / 9.
-        assert!((list.scales[0] - 1.79 / 9.0).abs() < 1e-6);
+        // The mean absolute residual: (0.5 + 0.5 + 0.25 + 0.01 + 0.01 + 0.02) / 9.
+        assert!(
+            (list.scales[0] - 1.29 / 9.0).abs() < 1e-6,
+            "{}",
+            list.scales[0]
+        );
         let query = [0.5, 0.5, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0, -0.5];
-        // + 0.5 − 0.5 − 0.25 + 0 − 0 + 0 − 0 − 0 − 0.5 = −0.75
-        let score = list.score(0, &query).unwrap();
-        assert!((score + 0.75 * list.scales[0]).abs() < 1e-6, "{score}");
-        let hits: Vec<Hit> = list.hits(&query).collect();
+        // base + scale × (+ 0.5 − 0.5 − 0.25 + 0 − 0 + 0 − 0 − 0 − 0.5 = −0.75)
+        let score = list.score(0, &query, 0.3).unwrap();
+        assert!(
+            (score - (0.3 - 0.75 * list.scales[0])).abs() < 1e-6,
+            "{score}"
+        );
+        let hits: Vec<Hit> = list.hits(&query, 0.3).collect();
         assert_eq!(hits, vec![Hit { fragment: 7, score }]);
         // A query of another length has no whole code to score.
-        assert_eq!(list.score(0, &[0.5; 17]), None);
-        assert_eq!(list.score(1, &query), None);
+        assert_eq!(list.score(0, &[0.5; 17], 0.0), None);
+        assert_eq!(list.score(1, &query, 0.0), None);
     }
 
     #[test]
-    fn codes_of_every_list_probed_rank_as_codes_of_one_list() {
+    fn codes_rank_near_brute_force() {
         let vi = vectors(300, 24);
         let centroids = vectors(7, 24);
-        let as_codes = |l: &IvfList| {
-            let mut c = CodeList::default();
-            for (i, &id) in l.ids.iter().enumerate() {
-                let (row, scale) = l.rows(24).row(i).unwrap();
-                c.push(id, row, scale);
-            }
-            c
-        };
-        let lists: Vec<CodeList> = lists(&vi, 7, |i| (i * 5) % 7)
+        let members = lists(&vi, 7, |i| (i * 5) % 7);
+        let codes: Vec<CodeList> = members
             .iter()
-            .map(as_codes)
+            .enumerate()
+            .map(|(l, list)| {
+                let mut c = CodeList::default();
+                let centroid = centroids.rows().row(l).unwrap();
+                for (i, &id) in list.ids.iter().enumerate() {
+                    c.push(id, list.rows(24).row(i).unwrap(), centroid);
+                }
+                c
+            })
             .collect();
-        let one = as_codes(&lists_one(&vi));
-        let mut single = VectorIndex::new(0, 24);
-        single.push(&[1.0; 24]);
+        let mut found = 0;
         for q in 0..20 {
             let query = unit(vector(3000 + q, 24));
-            let all = ivf_code_search(centroids.rows(), &lists, &query, 7, 50);
+            let all = ivf_code_search(centroids.rows(), &codes, &query, 7, 50);
             assert_eq!(all.len(), 50);
-            assert_eq!(
-                all,
-                ivf_code_search(single.rows(), std::slice::from_ref(&one), &query, 1, 50)
-            );
-            // The codes find most of brute force's best ten.
             let exact: Vec<u32> = brute(&vi, &query, 10).iter().map(|h| h.fragment).collect();
-            let found = all.iter().filter(|h| exact.contains(&h.fragment)).count();
-            assert!(found >= 8, "query {q}: {found} of 10");
+            found += all.iter().filter(|h| exact.contains(&h.fragment)).count();
         }
-    }
-
-    fn lists_one(vi: &VectorIndex) -> IvfList {
-        lists(vi, 1, |_| 0).remove(0)
+        // Of brute force's best ten, the codes' best fifty (of 300) hold most, though these
+        // centroids are random rather than trained (137 of 200 when written).
+        assert!(found >= 120, "{found} of 200");
     }
 
     #[test]

@@ -264,11 +264,13 @@ impl Index {
             }
         };
         let mut list_sums = Vec::new();
-        for ids in &members {
+        let centroid_rows = centroids.as_ref().map(VectorIndex::rows);
+        for (l, ids) in members.iter().enumerate() {
             let mut codes = CodeList::default();
+            let centroid = centroid_rows.and_then(|c| c.row(l));
             for &id in ids {
-                if let Some((row, scale)) = self.vector(id) {
-                    codes.push(id, row, scale);
+                if let (Some(row), Some(centroid)) = (self.vector(id), centroid) {
+                    codes.push(id, row, centroid);
                 }
             }
             let body = ShardBody::Vectors {

@@ -196,8 +196,11 @@ impl Index {
         let mut hits = Vec::new();
         for list in nearest_lists(v.centroids.rows(), query, PROBES) {
             let slot = s.postings_first.len() + s.text_first.len() + list as usize;
-            match v.lists.get(list as usize) {
-                Some(codes) if s.loaded.get(slot) == Some(&true) => hits.extend(codes.hits(query)),
+            let base = v.centroids.rows().score(list as usize, query);
+            match (v.lists.get(list as usize), base) {
+                (Some(codes), Some(base)) if s.loaded.get(slot) == Some(&true) => {
+                    hits.extend(codes.hits(query, base))
+                }
                 _ => s.want(slot),
             }
         }
