@@ -15,6 +15,9 @@
 //! Nothing in the manifest grows with the fragment count but the pages: a question reads BM25
 //! lengths beside the postings it fetched, and vectors from the [`PROBES`] lists whose centroids
 //! are nearest its vector (IVF: `ann.rs`; the build trains the lists, `build-index`'s `ivf.rs`).
+//! A list holds one sign code per member (its residual from the centroid, one bit a dimension,
+//! and one scale: `ann::CodeList`), an eighth of an int8 row; vector search ranks by the codes,
+//! and the meaning gate reads the exact int8 vectors that come with the text shards.
 //!
 //! On disk and on the wire each file is gzip-compressed (RFC 1952), so its size does not depend
 //! on the host compressing it. The core reads and writes the files uncompressed (it has no
@@ -35,7 +38,7 @@
 //! shards of the question's words and the vector lists nearest its vector, then the text shards
 //! of the candidates' pages. The caller fetches them, adds them and asks again, until nothing
 //! is needed; then each read returned what the whole index would have (vector search: what
-//! IVF over the probed lists returns), and so does the answer.
+//! IVF over the probed lists' codes returns), and so does the answer.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
