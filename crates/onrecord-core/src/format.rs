@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use crate::ann::CodeList;
 use crate::collection::Collection;
 use crate::page::PageKind;
 use crate::text::Lang;
@@ -25,7 +26,7 @@ use crate::text::Lang;
 /// The first eight bytes of every index file.
 pub const MAGIC: [u8; 8] = *b"ONRINDEX";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 6;
 /// Length of the fixed header before the payload.
 pub const HEADER_LEN: usize = 56;
 
@@ -126,17 +127,18 @@ pub struct Sharding {
 /// A length or row not fetched yet.
 pub(crate) const UNKNOWN: u32 = u32::MAX;
 
-/// The vector layer of a sharded index: IVF centroids from the manifest, and the rows fetched
-/// so far (from vector lists, and beside fragments in text shards).
+/// The vector layer of a sharded index: IVF centroids from the manifest, the lists' sign codes
+/// fetched so far (what vector search ranks), and the int8 rows that came beside fragments in
+/// text shards (what the meaning gate reads).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct ShardVectors {
     /// One centroid per list, in the space of the fragment vectors.
     pub(crate) centroids: VectorIndex,
-    /// Each list's members, empty until its shard is in.
-    pub(crate) members: Vec<Vec<u32>>,
-    /// Each fragment's row in `rows`, [`UNKNOWN`] until a shard brings it.
+    /// Each list's members and codes, empty until its shard is in.
+    pub(crate) lists: Vec<CodeList>,
+    /// Each fragment's row in `rows`, [`UNKNOWN`] until its text shard brings it.
     pub(crate) row_of: Vec<u32>,
-    /// The fetched rows, in the order they came.
+    /// The fetched int8 rows, in the order they came.
     pub(crate) rows: VectorIndex,
 }
 
@@ -386,13 +388,13 @@ impl std::error::Error for EncodeError {}
 impl Index {
     /// Writes the header and payload. The same index always gives the same bytes.
     pub fn to_bytes(&self, corpus_hash: [u8; 32]) -> Result<Vec<u8>, EncodeError> {
-        frame(&MAGIC, corpus_hash, self)
+        frame(&MAGIC, FORMAT_VERSION, corpus_hash, self)
     }
 
     /// Reads an index, checking header, length and checksum before decoding and the payload's
     /// consistency after. Never panics, whatever the bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Index, DecodeError> {
-        let (mut index, corpus_hash, _): (Index, _, _) = unframe(bytes, &MAGIC)?;
+        let (mut index, corpus_hash, _): (Index, _, _) = unframe(bytes, &MAGIC, FORMAT_VERSION)?;
         index.corpus_hash = corpus_hash;
         index.validate()?;
         Ok(index)
@@ -516,11 +518,12 @@ impl Fragment {
     }
 }
 
-/// Writes `magic`, [`FORMAT_VERSION`], the corpus hash, the payload's length and a CRC-32, then
-/// the postcard payload: the header every file of the format has (the index, and the manifest
-/// and shards of a sharded index).
+/// Writes `magic`, `version`, the corpus hash, the payload's length and a CRC-32, then the
+/// postcard payload: the header every file of the format has (the index at [`FORMAT_VERSION`],
+/// and the manifest and shards of a sharded index at `shard::SHARD_FORMAT_VERSION`).
 pub(crate) fn frame<T: Serialize>(
     magic: &[u8; 8],
+    version: u32,
     corpus_hash: [u8; 32],
     value: &T,
 ) -> Result<Vec<u8>, EncodeError> {
@@ -528,7 +531,7 @@ pub(crate) fn frame<T: Serialize>(
         postcard::to_allocvec(value).map_err(|e| EncodeError::Serialize(e.to_string()))?;
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
     out.extend_from_slice(magic);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&corpus_hash);
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
     let checksum = checksum(&out, &payload);
@@ -537,11 +540,13 @@ pub(crate) fn frame<T: Serialize>(
     Ok(out)
 }
 
-/// Reads what [`frame`] wrote: checks magic, version, length and checksum, then decodes.
-/// Returns the value, the corpus hash and the checksum. Never panics, whatever the bytes.
+/// Reads what [`frame`] wrote: checks magic, version (`version` only), length and checksum,
+/// then decodes. Returns the value, the corpus hash and the checksum. Never panics, whatever
+/// the bytes.
 pub(crate) fn unframe<T: serde::de::DeserializeOwned>(
     bytes: &[u8],
     magic: &[u8; 8],
+    version: u32,
 ) -> Result<(T, [u8; 32], u32), DecodeError> {
     let header = bytes
         .get(..HEADER_LEN)
@@ -550,10 +555,10 @@ pub(crate) fn unframe<T: serde::de::DeserializeOwned>(
         return Err(DecodeError::BadMagic);
     }
     let found = u32::from_le_bytes(array(&header[8..12]));
-    if found != FORMAT_VERSION {
+    if found != version {
         return Err(DecodeError::UnsupportedVersion {
             found,
-            supported: FORMAT_VERSION,
+            supported: version,
         });
     }
     let corpus_hash: [u8; 32] = array(&header[12..44]);

@@ -81,8 +81,8 @@ pub use crate::retrieve::{
 };
 pub use crate::sentence::sentences;
 pub use crate::shard::{
-    MANIFEST_MAGIC, Manifest, ManifestError, PROBES, SHARD_MAGIC, ShardError, ShardErrorKind,
-    ShardSizes, ShardedFiles, ShardedIndex, VectorLists,
+    MANIFEST_MAGIC, Manifest, ManifestError, PROBES, SHARD_FORMAT_VERSION, SHARD_MAGIC, ShardError,
+    ShardErrorKind, ShardSizes, ShardedFiles, ShardedIndex, VectorLists,
 };
 pub use crate::source::{
     Block, BlockKind, LightReader, Page, Read, ReadError, Reader, SourceDoc, SourceSection,

@@ -2,20 +2,24 @@
 //! large site's visitor downloads only the parts of the index their questions read.
 //!
 //! Every file has the index's header (`format::frame`: magic, version, corpus hash,
-//! payload length, CRC-32; the version is [`crate::FORMAT_VERSION`]) and a postcard payload:
+//! payload length, CRC-32; the version is [`SHARD_FORMAT_VERSION`], apart from the one-file
+//! index's [`crate::FORMAT_VERSION`]) and a postcard payload:
 //!
 //! | file | magic | payload |
 //! |---|---|---|
 //! | manifest | `ONRMANIF` | [`Manifest`]: pages (their sizes and kinds), statistics, IVF centroids, hints, the shard list |
 //! | postings shard `p-` | `ONRSHARD` | the postings of a run of terms (`first..next first`), and the BM25 length of every fragment they name |
-//! | text shard `t-` | `ONRSHARD` | the fragments of a run of whole pages (`first..next first`), with their vectors, and those pages' path, URL, title and themes |
-//! | vector shard `v-` | `ONRSHARD` | the members of one IVF list: fragment ids and vectors |
+//! | text shard `t-` | `ONRSHARD` | the fragments of a run of whole pages (`first..next first`), with their int8 vectors, and those pages' path, URL, title and themes |
+//! | vector shard `v-` | `ONRSHARD` | the members of one IVF list: fragment ids and sign codes (`ann::CodeList`) |
 //!
 //! Nothing in the manifest grows with the fragment count but a few bytes per page (its fragment
 //! count, language, kind and collection; the rest of its record travels with its text, where
 //! citations read it, since that was most of a large site's manifest): a question reads BM25
 //! lengths beside the postings it fetched, and vectors from the [`PROBES`] lists whose centroids
 //! are nearest its vector (IVF: `ann.rs`; the build trains the lists, `build-index`'s `ivf.rs`).
+//! A list holds one sign code per member (its residual from the centroid, one bit a dimension,
+//! and one scale: `ann::CodeList`), an eighth of an int8 row; vector search ranks by the codes,
+//! and the meaning gate reads the exact int8 vectors that come with the text shards.
 //!
 //! On disk and on the wire each file is gzip-compressed (RFC 1952), so its size does not depend
 //! on the host compressing it. The core reads and writes the files uncompressed (it has no
@@ -36,13 +40,14 @@
 //! shards of the question's words and the vector lists nearest its vector, then the text shards
 //! of the candidates' pages. The caller fetches them, adds them and asks again, until nothing
 //! is needed; then each read returned what the whole index would have (vector search: what
-//! IVF over the probed lists returns), and so does the answer.
+//! IVF over the probed lists' codes returns), and so does the answer.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use crate::ann::{CodeList, code_bytes};
 use crate::collection::Collection;
 use crate::format::{
     DecodeError, Doc, EncodeError, Fragment, Index, IndexSettings, RoutingHint, ShardVectors,
@@ -54,6 +59,10 @@ use crate::text::Lang;
 pub const MANIFEST_MAGIC: [u8; 8] = *b"ONRMANIF";
 /// The first eight bytes of a shard.
 pub const SHARD_MAGIC: [u8; 8] = *b"ONRSHARD";
+
+/// The version of the sharded layout's files (manifest and shards). 7: vector lists carry sign
+/// codes, not int8 rows.
+pub const SHARD_FORMAT_VERSION: u32 = 7;
 
 /// How many IVF lists a question's vector search reads: the lists whose centroids are nearest
 /// its vector. 16 lost no recall@5 on any eval set with √n lists (`eval/results/ann.md`).
@@ -154,11 +163,12 @@ enum ShardBody {
         scales: Vec<f32>,
         data: Vec<i8>,
     },
-    /// One IVF list: its members' ids, ascending, and their vectors.
+    /// One IVF list: its members' ids, ascending, one scale each and their sign codes
+    /// (`ann::CodeList`).
     Vectors {
         ids: Vec<u32>,
         scales: Vec<f32>,
-        data: Vec<i8>,
+        signs: Vec<u8>,
     },
 }
 
@@ -223,7 +233,7 @@ impl Index {
             let mut lengths: Vec<(u32, u32)> = lengths;
             to_gaps(&mut lengths);
             let body = ShardBody::Postings { terms, lengths };
-            let bytes = frame(&SHARD_MAGIC, corpus_hash, &body)?;
+            let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, corpus_hash, &body)?;
             postings.push((first, file_checksum(&bytes)));
             shards.push((shard_name('p', file_checksum(&bytes)), bytes));
         }
@@ -241,7 +251,7 @@ impl Index {
                 scales,
                 data,
             };
-            let bytes = frame(&SHARD_MAGIC, corpus_hash, &body)?;
+            let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, corpus_hash, &body)?;
             texts.push((first, file_checksum(&bytes)));
             shards.push((shard_name('t', file_checksum(&bytes)), bytes));
             first = end;
@@ -271,14 +281,21 @@ impl Index {
             }
         };
         let mut list_sums = Vec::new();
-        for ids in &members {
-            let (scales, data) = rows(&mut ids.iter().copied());
+        let centroid_rows = centroids.as_ref().map(VectorIndex::rows);
+        for (l, ids) in members.iter().enumerate() {
+            let mut codes = CodeList::default();
+            let centroid = centroid_rows.and_then(|c| c.row(l));
+            for &id in ids {
+                if let (Some(row), Some(centroid)) = (self.vector(id), centroid) {
+                    codes.push(id, row, centroid);
+                }
+            }
             let body = ShardBody::Vectors {
-                ids: ids.clone(),
-                scales,
-                data,
+                ids: codes.ids,
+                scales: codes.scales,
+                signs: codes.signs,
             };
-            let bytes = frame(&SHARD_MAGIC, corpus_hash, &body)?;
+            let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, corpus_hash, &body)?;
             list_sums.push(file_checksum(&bytes));
             shards.push((shard_name('v', file_checksum(&bytes)), bytes));
         }
@@ -299,7 +316,12 @@ impl Index {
             texts,
         };
         Ok(ShardedFiles {
-            manifest: frame(&MANIFEST_MAGIC, corpus_hash, &manifest)?,
+            manifest: frame(
+                &MANIFEST_MAGIC,
+                SHARD_FORMAT_VERSION,
+                corpus_hash,
+                &manifest,
+            )?,
             shards,
         })
     }
@@ -530,7 +552,8 @@ impl ShardedIndex {
     }
 
     fn decode(bytes: &[u8]) -> Result<ShardedIndex, DecodeError> {
-        let (m, corpus_hash, _): (Manifest, _, _) = unframe(bytes, &MANIFEST_MAGIC)?;
+        let (m, corpus_hash, _): (Manifest, _, _) =
+            unframe(bytes, &MANIFEST_MAGIC, SHARD_FORMAT_VERSION)?;
         let n_frags = m.fragment_count as usize;
         let n_pages: u64 = m.docs.iter().map(|d| u64::from(d.n_fragments)).sum();
         if n_pages != n_frags as u64 {
@@ -558,7 +581,7 @@ impl ShardedIndex {
                     return Err(DecodeError::Invalid("the vectors have no lists"));
                 }
                 Some(Box::new(ShardVectors {
-                    members: vec![Vec::new(); m.lists.len()],
+                    lists: vec![CodeList::default(); m.lists.len()],
                     row_of: vec![UNKNOWN; n_frags],
                     rows: VectorIndex::new(centroids.model_checksum, centroids.dims),
                     centroids,
@@ -693,7 +716,8 @@ impl ShardedIndex {
             .position(|n| n == name)
             .ok_or(error(ShardErrorKind::NotInManifest))?;
         let (body, corpus_hash, checksum): (ShardBody, _, _) =
-            unframe(bytes, &SHARD_MAGIC).map_err(|e| error(ShardErrorKind::Decode(e)))?;
+            unframe(bytes, &SHARD_MAGIC, SHARD_FORMAT_VERSION)
+                .map_err(|e| error(ShardErrorKind::Decode(e)))?;
         if corpus_hash != self.index.corpus_hash {
             return Err(error(ShardErrorKind::OtherBuild));
         }
@@ -808,7 +832,7 @@ impl ShardedIndex {
                     slots.clone_from_slice(&docs);
                 }
             }
-            ShardBody::Vectors { ids, scales, data } if slot >= n_postings + n_texts => {
+            ShardBody::Vectors { ids, scales, signs } if slot >= n_postings + n_texts => {
                 if ids.windows(2).any(|w| w[0] >= w[1])
                     || ids.last().is_some_and(|&id| id as usize >= n_frags)
                 {
@@ -816,15 +840,26 @@ impl ShardedIndex {
                         "its members are not ascending or name missing fragments",
                     )));
                 }
-                let list = slot - n_postings - n_texts;
-                put_rows(&mut sharding.vectors, ids.iter().copied(), scales, data)
-                    .map_err(|what| error(ShardErrorKind::Invalid(what)))?;
-                if let Some(members) = sharding
-                    .vectors
-                    .as_mut()
-                    .and_then(|v| v.members.get_mut(list))
+                let Some(v) = sharding.vectors.as_deref_mut() else {
+                    return Err(error(ShardErrorKind::Invalid(
+                        "it holds vectors, and the index has none",
+                    )));
+                };
+                let n = ids.len();
+                if scales.len() != n
+                    || Some(signs.len()) != n.checked_mul(code_bytes(v.centroids.dims as usize))
                 {
-                    *members = ids;
+                    return Err(error(ShardErrorKind::Invalid(
+                        "its codes do not match its members",
+                    )));
+                }
+                if scales.iter().any(|s| !s.is_finite()) {
+                    return Err(error(ShardErrorKind::Invalid(
+                        "a vector scale is not finite",
+                    )));
+                }
+                if let Some(list) = v.lists.get_mut(slot - n_postings - n_texts) {
+                    *list = CodeList { ids, scales, signs };
                 }
             }
             _ => {
@@ -892,6 +927,7 @@ mod tests {
     use super::*;
     use crate::{Block, IndexBuilder, SourceDoc, SourceSection, chunk};
 
+
     fn index(lang: Lang) -> Index {
         let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
         for (path, text) in [
@@ -939,19 +975,122 @@ mod tests {
         let ours = index(Lang::English).to_shards([1; 32], sizes).unwrap();
         let theirs = index(Lang::German).to_shards([1; 32], sizes).unwrap();
         let (mut manifest, hash, _): (Manifest, _, _) =
-            unframe(&ours.manifest, &MANIFEST_MAGIC).unwrap();
+            unframe(&ours.manifest, &MANIFEST_MAGIC, SHARD_FORMAT_VERSION).unwrap();
         let (name, bytes) = theirs
             .shards
             .iter()
             .find(|(n, _)| n.starts_with("t-"))
             .unwrap();
         manifest.texts[0].1 = file_checksum(bytes);
-        let forged = frame(&MANIFEST_MAGIC, hash, &manifest).unwrap();
+        let forged = frame(&MANIFEST_MAGIC, SHARD_FORMAT_VERSION, hash, &manifest).unwrap();
         let mut sharded = ShardedIndex::from_manifest(&forged).unwrap();
         let err = sharded.add_shard(name, bytes).unwrap_err();
         assert_eq!(
             err.kind,
             ShardErrorKind::Invalid("its pages differ from the manifest's")
+        );
+    }
+
+    /// Three one-fragment pages with vectors of 8 dimensions, written in one vector list.
+    fn files() -> ShardedFiles {
+        let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+        for i in 0..3 {
+            let doc = SourceDoc {
+                path: format!("p{i}.md"),
+                url: format!("/p{i}/"),
+                title: format!("Page {i}"),
+                lang: Lang::English,
+                themes: vec![],
+                collection: None,
+                sections: vec![SourceSection {
+                    heading_path: vec![format!("Part {i}")],
+                    anchor: String::new(),
+                    blocks: vec![Block::paragraph(format!("Gear {i} needs grease."))],
+                }],
+            };
+            builder.add(&doc, &chunk(&doc, 800));
+        }
+        let mut index = builder.finish();
+        let mut vectors = VectorIndex::new(0xabcd, 8);
+        for i in 0..index.fragments.len() {
+            let x = i as f32;
+            vectors.push(&[1.0, -x, 0.5, 0.0, -1.0, 2.0, 0.25, x]);
+        }
+        assert_eq!(vectors.scales.len(), 3);
+        index.vectors = Some(vectors);
+        index.to_shards([3; 32], ShardSizes::STANDARD).unwrap()
+    }
+
+    /// `body` framed as a shard and listed in place of the vector list, so that only its
+    /// contents can be refused.
+    fn add_as_list(files: &ShardedFiles, body: &ShardBody) -> Result<(), ShardError> {
+        let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+        let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, [3; 32], body).unwrap();
+        let slot = sharded.names.len() - 1;
+        assert!(sharded.names[slot].starts_with("v-"));
+        sharded.checksums[slot] = file_checksum(&bytes);
+        let name = sharded.names[slot].clone();
+        sharded.add_shard(&name, &bytes)
+    }
+
+    #[test]
+    fn the_listed_code_shard_is_taken_and_inconsistent_ones_are_refused_by_name() {
+        let files = files();
+        let good = |signs: usize| ShardBody::Vectors {
+            ids: vec![0, 1, 2],
+            scales: vec![0.5; 3],
+            signs: vec![0b1010_0101; signs],
+        };
+        assert_eq!(code_bytes(8), 1);
+        assert_eq!(add_as_list(&files, &good(3)), Ok(()));
+        let refused = |body: ShardBody, what: &str| {
+            let err = add_as_list(&files, &body).unwrap_err();
+            assert!(matches!(err.kind, ShardErrorKind::Invalid(_)), "{err}");
+            assert!(err.to_string().contains(&err.name), "{err}");
+            assert!(err.to_string().contains(what), "{err}");
+        };
+        refused(good(2), "its codes do not match its members");
+        refused(good(4), "its codes do not match its members");
+        refused(
+            ShardBody::Vectors {
+                ids: vec![0, 1],
+                scales: vec![0.5; 3],
+                signs: vec![0; 3],
+            },
+            "its codes do not match its members",
+        );
+        refused(
+            ShardBody::Vectors {
+                ids: vec![0, 2, 1],
+                scales: vec![0.5; 3],
+                signs: vec![0; 3],
+            },
+            "not ascending",
+        );
+        refused(
+            ShardBody::Vectors {
+                ids: vec![0, 1, 3],
+                scales: vec![0.5; 3],
+                signs: vec![0; 3],
+            },
+            "missing fragments",
+        );
+        refused(
+            ShardBody::Vectors {
+                ids: vec![0, 1, 2],
+                scales: vec![0.5, f32::NAN, 0.5],
+                signs: vec![0; 3],
+            },
+            "not finite",
+        );
+        refused(
+            ShardBody::Text {
+                docs: Vec::new(),
+                fragments: Vec::new(),
+                scales: Vec::new(),
+                data: Vec::new(),
+            },
+            "another kind of shard",
         );
     }
 }

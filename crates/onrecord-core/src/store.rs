@@ -11,6 +11,7 @@
 //! module, and a trait would compile it once per store.
 
 use crate::ann::nearest_lists;
+use crate::bm25::Hit;
 use crate::collection::Collection;
 use crate::format::{Doc, Fragment, Index, RoutingHint, Sharding, TermPostings, UNKNOWN};
 use crate::shard::PROBES;
@@ -187,24 +188,27 @@ impl Index {
         }
     }
 
-    /// The fragments whose vectors a question's vector search scores: `None` for every
-    /// fragment (a whole index), or, for a sharded index, the members of the [`PROBES`] lists
-    /// whose centroids are nearest `query` (those not fetched yet are noted as needed).
-    pub fn vector_candidates(&self, query: &[f32]) -> Option<Vec<u32>> {
+    /// What a question's vector search ranks: `None` for every fragment by its int8 vector (a
+    /// whole index), or, for a sharded index, the members of the [`PROBES`] lists whose
+    /// centroids are nearest `query`, scored by their sign codes (lists not fetched yet are
+    /// noted as needed).
+    pub fn vector_candidates(&self, query: &[f32]) -> Option<Vec<Hit>> {
         let s = self.sharding.as_ref()?;
         let Some(v) = &s.vectors else {
             return Some(Vec::new());
         };
-        let mut ids = Vec::new();
+        let mut hits = Vec::new();
         for list in nearest_lists(v.centroids.rows(), query, PROBES) {
             let slot = s.postings_first.len() + s.text_first.len() + list as usize;
-            if s.loaded.get(slot) == Some(&true) {
-                ids.extend(v.members.get(list as usize).into_iter().flatten());
-            } else {
-                s.want(slot);
+            let base = v.centroids.rows().score(list as usize, query);
+            match (v.lists.get(list as usize), base) {
+                (Some(codes), Some(base)) if s.loaded.get(slot) == Some(&true) => {
+                    hits.extend(codes.hits(query, base))
+                }
+                _ => s.want(slot),
             }
         }
-        Some(ids)
+        Some(hits)
     }
 }
 

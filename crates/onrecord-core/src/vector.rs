@@ -257,7 +257,7 @@ impl VectorIndex {
 }
 
 /// The `k` fragments whose vectors are most similar (cosine) to `query`: exactly for a whole
-/// index, among the probed lists' members for a sharded one.
+/// index; for a sharded one, among the probed lists' members as their sign codes estimate it.
 pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
     if index
         .vector_space()
@@ -272,10 +272,10 @@ pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
             score: dot(row, query) * scale,
         })
     };
-    // A sharded index scores the members of the lists nearest the question (IVF), a whole
-    // index every fragment.
+    // A sharded index scores the members of the lists nearest the question (IVF) by code, a
+    // whole index every fragment exactly.
     let hits: Vec<Hit> = match index.vector_candidates(query) {
-        Some(ids) => ids.into_iter().filter_map(score).collect(),
+        Some(hits) => hits,
         None => (0..index.fragment_count()).map_while(score).collect(),
     };
     let k = k.min(hits.len());

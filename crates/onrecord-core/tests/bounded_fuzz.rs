@@ -141,7 +141,7 @@ fn ask_everything(index: &Index, model: Option<&QueryModel>) {
 /// Index bytes around `payload` with its length and checksum recomputed, so edits reach the
 /// decoder instead of stopping at the checksum.
 fn with_header(payload: &[u8]) -> Vec<u8> {
-    support::frame::framed(b"ONRINDEX", [0; 32], payload)
+    support::frame::framed(b"ONRINDEX", onrecord_core::FORMAT_VERSION, [0; 32], payload)
 }
 
 /// A byte-level edit.

@@ -269,7 +269,7 @@ fn postings_out_of_order_or_repeated_are_invalid() {
 
 /// A header with a valid checksum around arbitrary payload bytes.
 fn with_header(payload: &[u8]) -> Vec<u8> {
-    support::frame::framed(b"ONRINDEX", [0; 32], payload)
+    support::frame::framed(b"ONRINDEX", onrecord_core::FORMAT_VERSION, [0; 32], payload)
 }
 
 proptest! {

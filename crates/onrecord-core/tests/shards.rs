@@ -1,10 +1,10 @@
 //! The sharded layout: golden files, on-demand answering identical to the whole index, and
 //! shards that are cut off, corrupt, of another version or of another build.
 
-use onrecord_core::ann::{IvfList, ivf_search};
+use onrecord_core::ann::{CodeList, ivf_code_search};
 use onrecord_core::{
-    AnswerConfig, Block, DecodeError, FORMAT_VERSION, HEADER_LEN, Index, IndexBuilder,
-    IndexSettings, Lang, MANIFEST_MAGIC, PROBES, QueryModel, SHARD_MAGIC, ShardErrorKind,
+    AnswerConfig, Block, DecodeError, HEADER_LEN, Index, IndexBuilder, IndexSettings, Lang,
+    MANIFEST_MAGIC, PROBES, QueryModel, SHARD_FORMAT_VERSION, SHARD_MAGIC, ShardErrorKind,
     ShardSizes, ShardedFiles, ShardedIndex, SourceDoc, SourceSection, VectorIndex, VectorLists,
     ask, chunk, encode_query_model, search_vectors,
 };
@@ -198,10 +198,10 @@ fn answers_on_demand_equal_the_whole_index() {
     }
 }
 
-/// With a query model, vector ranking and the meaning feature read the vector and text shards:
-/// answers stay the whole index's.
+/// With a query model, vector ranking reads the vector lists' sign codes and the meaning feature
+/// the text shards' int8 vectors: answers on demand are those of the index with every shard in.
 #[test]
-fn answers_with_vectors_on_demand_equal_the_whole_index() {
+fn answers_with_vectors_on_demand_equal_every_shard_in() {
     let words = [
         "[UNK]",
         "bike",
@@ -235,12 +235,17 @@ fn answers_with_vectors_on_demand_equal_the_whole_index() {
     }
     whole.vectors = Some(vectors);
     let files = whole.to_shards(HASH, TINY).unwrap();
+    let mut all = ShardedIndex::from_manifest(&files.manifest).unwrap();
+    for (name, bytes) in &files.shards {
+        all.add_shard(name, bytes).unwrap();
+    }
+    let all = all.into_index();
     let config = AnswerConfig::DEFAULT;
     // The model changes some answer (its vectors are read), or this test would prove nothing.
     assert!(
         QUESTIONS
             .iter()
-            .any(|q| { ask(&whole, Some(&model), q, &config) != ask(&whole, None, q, &config) })
+            .any(|q| { ask(&all, Some(&model), q, &config) != ask(&all, None, q, &config) })
     );
     for question in QUESTIONS {
         let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
@@ -252,9 +257,18 @@ fn answers_with_vectors_on_demand_equal_the_whole_index() {
             .unwrap();
         assert_eq!(
             answer,
-            ask(&whole, Some(&model), question, &config),
+            ask(&all, Some(&model), question, &config),
             "{question}"
         );
+        // Without the model nothing reads a vector: the whole index's answer.
+        let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+        let lexical = sharded
+            .complete(
+                |index| ask(index, None, question, &config),
+                |name| Some(shard(&files, name).to_vec()),
+            )
+            .unwrap();
+        assert_eq!(lexical, ask(&whole, None, question, &config), "{question}");
     }
 }
 
@@ -288,11 +302,11 @@ fn a_shard_that_cannot_be_fetched_is_named() {
 
 /// The committed golden files for this version must equal what the fixture writes now.
 /// Refresh with `UPDATE_GOLDEN=1 cargo test -p onrecord-core --test shards` after bumping
-/// FORMAT_VERSION.
+/// SHARD_FORMAT_VERSION.
 #[test]
 fn golden_files_of_this_version_match() {
     let dir = format!(
-        "{}/tests/data/sharded_v{FORMAT_VERSION}",
+        "{}/tests/data/sharded_v{SHARD_FORMAT_VERSION}",
         env!("CARGO_MANIFEST_DIR")
     );
     let files = files();
@@ -305,10 +319,10 @@ fn golden_files_of_this_version_match() {
         }
     }
     let golden = std::fs::read(format!("{dir}/manifest.onr"))
-        .expect("golden sharded files for the current FORMAT_VERSION are committed");
+        .expect("golden sharded files for the current SHARD_FORMAT_VERSION are committed");
     assert_eq!(
         golden, files.manifest,
-        "format changed: bump FORMAT_VERSION and add golden files"
+        "format changed: bump SHARD_FORMAT_VERSION and add golden files"
     );
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
@@ -384,15 +398,15 @@ fn the_previous_versions_golden_manifest_is_refused_clearly() {
     let path = format!(
         "{}/tests/data/sharded_v{}/manifest.onr",
         env!("CARGO_MANIFEST_DIR"),
-        FORMAT_VERSION - 1
+        SHARD_FORMAT_VERSION - 1
     );
     let bytes = std::fs::read(&path).expect("the previous version keeps its golden files");
     let err = ShardedIndex::from_manifest(&bytes).unwrap_err();
     assert_eq!(
         err.kind(),
         &DecodeError::UnsupportedVersion {
-            found: FORMAT_VERSION - 1,
-            supported: FORMAT_VERSION
+            found: SHARD_FORMAT_VERSION - 1,
+            supported: SHARD_FORMAT_VERSION
         }
     );
     assert!(err.to_string().contains("rebuild"), "{err}");
@@ -449,27 +463,29 @@ fn ivf_fixture(n: usize, n_lists: usize) -> (Index, VectorLists) {
 }
 
 /// With more lists than [`PROBES`], a sharded index's vector search fetches the probed lists
-/// only and returns what IVF over them returns; with fewer, every list and brute force's list.
+/// only and returns what IVF over their sign codes returns; with fewer, every list and brute
+/// force over every fragment's code.
 #[test]
 fn vector_search_reads_the_probed_lists_only() {
     for n_lists in [PROBES * 2, PROBES / 2] {
         let (whole, lists) = ivf_fixture(60, n_lists);
         let files = whole.to_shards_with(HASH, TINY, Some(&lists)).unwrap();
         let vectors = whole.vectors.as_ref().unwrap();
-        let ivf_lists: Vec<IvfList> = lists
+        let code_lists: Vec<CodeList> = lists
             .members
             .iter()
-            .map(|ids| {
-                let mut l = IvfList::default();
+            .enumerate()
+            .map(|(l, ids)| {
+                let mut codes = CodeList::default();
                 for &id in ids {
-                    let (row, scale) = whole.vector(id).unwrap();
-                    l.ids.push(id);
-                    l.scales.push(scale);
-                    l.data.extend_from_slice(row);
+                    let centroid = lists.centroids.rows().row(l).unwrap();
+                    codes.push(id, whole.vector(id).unwrap(), centroid);
                 }
-                l
+                codes
             })
             .collect();
+        // With lists left unprobed, some query misses a better member (IVF is approximate).
+        let mut differs = false;
         for q in 0..10 {
             let query: Vec<f32> = {
                 let v: Vec<f32> = (0..8).map(|j| ((q * 8 + j) as f32).sin()).collect();
@@ -491,13 +507,30 @@ fn vector_search_reads_the_probed_lists_only() {
                     |name| Some(shard(&files, name).to_vec()),
                 )
                 .unwrap();
-            let ivf = ivf_search(lists.centroids.rows(), &ivf_lists, &query, PROBES, 20);
+            let ivf = ivf_code_search(lists.centroids.rows(), &code_lists, &query, PROBES, 20);
             assert_eq!(hits, ivf, "{n_lists} lists, query {q}");
+            // Brute force over the codes: every member of every list scored.
+            let mut brute: Vec<_> = code_lists
+                .iter()
+                .enumerate()
+                .flat_map(|(l, codes)| {
+                    let base = lists.centroids.rows().score(l, &query).unwrap();
+                    codes.hits(&query, base).collect::<Vec<_>>()
+                })
+                .collect();
+            brute.sort_by(|a, b| {
+                b.score
+                    .total_cmp(&a.score)
+                    .then(a.fragment.cmp(&b.fragment))
+            });
+            brute.truncate(20);
             if n_lists <= PROBES {
-                assert_eq!(hits, search_vectors(&whole, &query, 20));
+                assert_eq!(hits, brute);
             }
+            differs |= hits != brute;
             assert_eq!(vectors.dims, 8);
         }
+        assert_eq!(differs, n_lists > PROBES, "{n_lists} lists");
     }
 }
 
@@ -550,13 +583,13 @@ fn shards_of_another_version_are_refused_by_name() {
     let (name, bytes) = &files.shards[0];
     let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
     let mut old = bytes.clone();
-    old[8..12].copy_from_slice(&(FORMAT_VERSION - 1).to_le_bytes());
+    old[8..12].copy_from_slice(&(SHARD_FORMAT_VERSION - 1).to_le_bytes());
     let err = sharded.add_shard(name, &old).unwrap_err();
     assert_eq!(
         err.kind,
         ShardErrorKind::Decode(DecodeError::UnsupportedVersion {
-            found: FORMAT_VERSION - 1,
-            supported: FORMAT_VERSION
+            found: SHARD_FORMAT_VERSION - 1,
+            supported: SHARD_FORMAT_VERSION
         })
     );
     assert!(err.to_string().contains(name.as_str()), "{err}");
@@ -631,7 +664,7 @@ proptest! {
         let files = files();
         let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
         for magic in [MANIFEST_MAGIC, SHARD_MAGIC] {
-            let framed = support::frame::framed(&magic, HASH, &bytes);
+            let framed = support::frame::framed(&magic, SHARD_FORMAT_VERSION, HASH, &bytes);
             let _ = ShardedIndex::from_manifest(&bytes);
             let _ = ShardedIndex::from_manifest(&framed);
             for (name, _) in &files.shards {

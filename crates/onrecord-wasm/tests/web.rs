@@ -351,9 +351,10 @@ fn a_context_of_the_wrong_types_is_ignored() {
 }
 
 /// A two-page index cut into the smallest shards (one term or one page each), as
-/// `(manifest, [(name, bytes)])`, built with `corpus_hash`.
+/// `(manifest, [(name, bytes)])`, built with `corpus_hash`; with `vectors`, its fragments have
+/// vectors in one list (a `v-` shard of sign codes).
 #[cfg(feature = "sharded")]
-fn sharded_files(corpus_hash: [u8; 32]) -> onrecord_core::ShardedFiles {
+fn sharded_files(corpus_hash: [u8; 32], vectors: bool) -> onrecord_core::ShardedFiles {
     let page = |path: &str, title: &str, heading: &str, text: &str| SourceDoc {
         path: path.into(),
         url: format!("/{title}/").to_lowercase(),
@@ -389,7 +390,14 @@ fn sharded_files(corpus_hash: [u8; 32]) -> onrecord_core::ShardedFiles {
         text: 1,
         threshold: 0,
     };
-    builder.finish().to_shards(corpus_hash, sizes).unwrap()
+    let mut index = builder.finish();
+    if vectors {
+        let mut v = VectorIndex::new(0x5eed, 4);
+        v.push(&[1.0, -0.5, 0.25, 0.0]);
+        v.push(&[-1.0, 0.5, 0.0, 0.75]);
+        index.vectors = Some(v);
+    }
+    index.to_shards(corpus_hash, sizes).unwrap()
 }
 
 /// Asks until the engine needs no more shards, adding them from `files`; returns the answer and
@@ -418,7 +426,7 @@ fn ask_sharded(
 #[cfg(feature = "sharded")]
 #[wasm_bindgen_test]
 fn a_sharded_index_answers_after_fetching_only_what_it_needs() {
-    let files = sharded_files([2; 32]);
+    let files = sharded_files([2; 32], false);
     let mut engine = Engine::from_manifest(&files.manifest).unwrap();
     let (answer, added) = ask_sharded(&mut engine, &files, "When do refunds arrive?");
     assert_eq!(
@@ -441,8 +449,8 @@ fn a_sharded_index_answers_after_fetching_only_what_it_needs() {
 #[cfg(feature = "sharded")]
 #[wasm_bindgen_test]
 fn bad_shards_and_manifests_give_an_error_naming_them_never_a_panic() {
-    let files = sharded_files([2; 32]);
-    let other = sharded_files([3; 32]);
+    let files = sharded_files([2; 32], false);
+    let other = sharded_files([3; 32], false);
     let mut engine = Engine::from_manifest(&files.manifest).unwrap();
     engine.ask("When do refunds arrive?", None).unwrap();
     let name = engine.needed().into_iter().next().unwrap();
@@ -475,4 +483,33 @@ fn bad_shards_and_manifests_give_an_error_naming_them_never_a_panic() {
     let mut whole = Engine::new(&index_bytes()).unwrap();
     assert!(whole.needed().is_empty());
     assert!(whole.add_shard(&name, bytes).is_err());
+}
+
+/// A vector list of sign codes cut off, flipped or of the previous shard format is refused
+/// with an error naming it; the listed one is taken.
+#[cfg(feature = "sharded")]
+#[wasm_bindgen_test]
+fn a_bad_vector_list_gives_an_error_naming_it() {
+    let files = sharded_files([2; 32], true);
+    let mut engine = Engine::from_manifest(&files.manifest).unwrap();
+    let (name, bytes) = files
+        .shards
+        .iter()
+        .find(|(n, _)| n.starts_with("v-"))
+        .unwrap();
+    let mut flipped = bytes.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    let mut older = bytes.clone();
+    older[8..12].copy_from_slice(&(onrecord_core::SHARD_FORMAT_VERSION - 1).to_le_bytes());
+    for (bad, says) in [
+        (&bytes[..bytes.len() - 1], "truncated"),
+        (&flipped[..], "checksum"),
+        (&older[..], "version"),
+    ] {
+        let message = error_message(engine.add_shard(name, bad).err().unwrap());
+        assert!(message.contains(name.as_str()), "{message}");
+        assert!(message.contains(says), "{says}: {message}");
+    }
+    engine.add_shard(name, bytes).unwrap();
 }
