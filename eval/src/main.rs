@@ -47,8 +47,8 @@ const USAGE: &str =
   --sharded      with --cross: answer from each index written as a manifest and shards and
                  read back (every shard taken), so every read goes through the sharded
                  storage; lexical numbers must equal the whole index's, with vectors they
-                 may differ by what IVF and sign codes lose (vector search ranks the sign
-                 codes of the lists nearest the question, onrecord_core::PROBES)
+                 may differ by what IVF and residual codes lose (vector search ranks the
+                 residual codes of the lists nearest the question, onrecord_core::PROBES)
   --lexical      no vectors (the shipped build embeds fragments with the teacher in
                  target/models/all-minilm-l6-v2 and queries with build-index/model)
   --teacher DIR  with --model-dir: another teacher and query model, for experiments

@@ -127,7 +127,7 @@ pub struct Sharding {
 /// A length or row not fetched yet.
 pub(crate) const UNKNOWN: u32 = u32::MAX;
 
-/// The vector layer of a sharded index: IVF centroids from the manifest, the lists' sign codes
+/// The vector layer of a sharded index: IVF centroids from the manifest, the lists' residual codes
 /// fetched so far (what vector search ranks), and the int8 rows that came beside fragments in
 /// text shards (what the meaning gate reads).
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -10,16 +10,18 @@
 //! | manifest | `ONRMANIF` | [`Manifest`]: pages (their sizes and kinds), statistics, IVF centroids, hints, the shard list |
 //! | postings shard `p-` | `ONRSHARD` | the postings of a run of terms (`first..next first`), and the BM25 length of every fragment they name |
 //! | text shard `t-` | `ONRSHARD` | the fragments of a run of whole pages (`first..next first`), with their int8 vectors, and those pages' path, URL, title and themes |
-//! | vector shard `v-` | `ONRSHARD` | the members of one IVF list: fragment ids and sign codes (`ann::CodeList`) |
+//! | vector shard `v-` | `ONRSHARD` | the members of one IVF list: fragment ids, one step each and their residual codes (`ann::CodeList`) |
 //!
 //! Nothing in the manifest grows with the fragment count but a few bytes per page (its fragment
 //! count, language, kind and collection; the rest of its record travels with its text, where
 //! citations read it, since that was most of a large site's manifest): a question reads BM25
 //! lengths beside the postings it fetched, and vectors from the [`PROBES`] lists whose centroids
 //! are nearest its vector (IVF: `ann.rs`; the build trains the lists, `build-index`'s `ivf.rs`).
-//! A list holds one sign code per member (its residual from the centroid, one bit a dimension,
-//! and one scale: `ann::CodeList`), an eighth of an int8 row; vector search ranks by the codes,
-//! and the meaning gate reads the exact int8 vectors that come with the text shards.
+//! A list holds one code per member: its residual from the centroid quantized to
+//! `ann::CODE_BITS` bits a dimension on a uniform grid, with one step (scale) per member
+//! (`ann::CodeList`), `CODE_BITS`/8 of an int8 row; vector search ranks by the codes (centroid
+//! cosine + Σ query × dequantized residual), and the meaning gate reads the exact int8 vectors
+//! that come with the text shards.
 //!
 //! On disk and on the wire each file is gzip-compressed (RFC 1952), so its size does not depend
 //! on the host compressing it. The core reads and writes the files uncompressed (it has no
@@ -60,8 +62,8 @@ pub const MANIFEST_MAGIC: [u8; 8] = *b"ONRMANIF";
 /// The first eight bytes of a shard.
 pub const SHARD_MAGIC: [u8; 8] = *b"ONRSHARD";
 
-/// The version of the sharded layout's files (manifest and shards). 7: vector lists carry sign
-/// codes, not int8 rows.
+/// The version of the sharded layout's files (manifest and shards). 7: vector lists carry
+/// residual codes of `ann::CODE_BITS` bits a dimension, not int8 rows.
 pub const SHARD_FORMAT_VERSION: u32 = 7;
 
 /// How many IVF lists a question's vector search reads: the lists whose centroids are nearest
@@ -163,12 +165,12 @@ enum ShardBody {
         scales: Vec<f32>,
         data: Vec<i8>,
     },
-    /// One IVF list: its members' ids, ascending, one scale each and their sign codes
-    /// (`ann::CodeList`).
+    /// One IVF list: its members' ids, ascending, one step each and their residual codes,
+    /// `ann::code_bytes(dims)` bytes a member (`ann::CodeList`).
     Vectors {
         ids: Vec<u32>,
         scales: Vec<f32>,
-        signs: Vec<u8>,
+        codes: Vec<u8>,
     },
 }
 
@@ -293,7 +295,7 @@ impl Index {
             let body = ShardBody::Vectors {
                 ids: codes.ids,
                 scales: codes.scales,
-                signs: codes.signs,
+                codes: codes.codes,
             };
             let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, corpus_hash, &body)?;
             list_sums.push(file_checksum(&bytes));
@@ -832,7 +834,7 @@ impl ShardedIndex {
                     slots.clone_from_slice(&docs);
                 }
             }
-            ShardBody::Vectors { ids, scales, signs } if slot >= n_postings + n_texts => {
+            ShardBody::Vectors { ids, scales, codes } if slot >= n_postings + n_texts => {
                 if ids.windows(2).any(|w| w[0] >= w[1])
                     || ids.last().is_some_and(|&id| id as usize >= n_frags)
                 {
@@ -847,7 +849,7 @@ impl ShardedIndex {
                 };
                 let n = ids.len();
                 if scales.len() != n
-                    || Some(signs.len()) != n.checked_mul(code_bytes(v.centroids.dims as usize))
+                    || Some(codes.len()) != n.checked_mul(code_bytes(v.centroids.dims as usize))
                 {
                     return Err(error(ShardErrorKind::Invalid(
                         "its codes do not match its members",
@@ -859,7 +861,7 @@ impl ShardedIndex {
                     )));
                 }
                 if let Some(list) = v.lists.get_mut(slot - n_postings - n_texts) {
-                    *list = CodeList { ids, scales, signs };
+                    *list = CodeList { ids, scales, codes };
                 }
             }
             _ => {
@@ -925,8 +927,8 @@ fn put_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ann::CODE_BITS;
     use crate::{Block, IndexBuilder, SourceDoc, SourceSection, chunk};
-
 
     fn index(lang: Lang) -> Index {
         let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
@@ -1036,26 +1038,36 @@ mod tests {
     #[test]
     fn the_listed_code_shard_is_taken_and_inconsistent_ones_are_refused_by_name() {
         let files = files();
-        let good = |signs: usize| ShardBody::Vectors {
+        // Eight dimensions: `code_bytes(8)` bytes a member.
+        let per = code_bytes(8);
+        assert_eq!(per, 8 * CODE_BITS / 8);
+        let good = |codes: usize| ShardBody::Vectors {
             ids: vec![0, 1, 2],
             scales: vec![0.5; 3],
-            signs: vec![0b1010_0101; signs],
+            codes: vec![0b1010_0101; codes],
         };
-        assert_eq!(code_bytes(8), 1);
-        assert_eq!(add_as_list(&files, &good(3)), Ok(()));
+        assert_eq!(add_as_list(&files, &good(3 * per)), Ok(()));
         let refused = |body: ShardBody, what: &str| {
             let err = add_as_list(&files, &body).unwrap_err();
             assert!(matches!(err.kind, ShardErrorKind::Invalid(_)), "{err}");
             assert!(err.to_string().contains(&err.name), "{err}");
             assert!(err.to_string().contains(what), "{err}");
         };
-        refused(good(2), "its codes do not match its members");
-        refused(good(4), "its codes do not match its members");
+        refused(good(3 * per - 1), "its codes do not match its members");
+        refused(good(3 * per + 1), "its codes do not match its members");
         refused(
             ShardBody::Vectors {
                 ids: vec![0, 1],
                 scales: vec![0.5; 3],
-                signs: vec![0; 3],
+                codes: vec![0; 3 * per],
+            },
+            "its codes do not match its members",
+        );
+        refused(
+            ShardBody::Vectors {
+                ids: vec![0, 1, 2],
+                scales: vec![0.5; 2],
+                codes: vec![0; 3 * per],
             },
             "its codes do not match its members",
         );
@@ -1063,7 +1075,7 @@ mod tests {
             ShardBody::Vectors {
                 ids: vec![0, 2, 1],
                 scales: vec![0.5; 3],
-                signs: vec![0; 3],
+                codes: vec![0; 3 * per],
             },
             "not ascending",
         );
@@ -1071,18 +1083,20 @@ mod tests {
             ShardBody::Vectors {
                 ids: vec![0, 1, 3],
                 scales: vec![0.5; 3],
-                signs: vec![0; 3],
+                codes: vec![0; 3 * per],
             },
             "missing fragments",
         );
-        refused(
-            ShardBody::Vectors {
-                ids: vec![0, 1, 2],
-                scales: vec![0.5, f32::NAN, 0.5],
-                signs: vec![0; 3],
-            },
-            "not finite",
-        );
+        for bad in [f32::NAN, f32::INFINITY] {
+            refused(
+                ShardBody::Vectors {
+                    ids: vec![0, 1, 2],
+                    scales: vec![0.5, bad, 0.5],
+                    codes: vec![0; 3 * per],
+                },
+                "not finite",
+            );
+        }
         refused(
             ShardBody::Text {
                 docs: Vec::new(),

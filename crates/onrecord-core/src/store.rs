@@ -190,7 +190,7 @@ impl Index {
 
     /// What a question's vector search ranks: `None` for every fragment by its int8 vector (a
     /// whole index), or, for a sharded index, the members of the [`PROBES`] lists whose
-    /// centroids are nearest `query`, scored by their sign codes (lists not fetched yet are
+    /// centroids are nearest `query`, scored by their residual codes (lists not fetched yet are
     /// noted as needed).
     pub fn vector_candidates(&self, query: &[f32]) -> Option<Vec<Hit>> {
         let s = self.sharding.as_ref()?;

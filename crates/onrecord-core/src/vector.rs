@@ -257,7 +257,7 @@ impl VectorIndex {
 }
 
 /// The `k` fragments whose vectors are most similar (cosine) to `query`: exactly for a whole
-/// index; for a sharded one, among the probed lists' members as their sign codes estimate it.
+/// index; for a sharded one, among the probed lists' members as their residual codes estimate it.
 pub fn search_vectors(index: &Index, query: &[f32], k: usize) -> Vec<Hit> {
     if index
         .vector_space()

@@ -198,7 +198,7 @@ fn answers_on_demand_equal_the_whole_index() {
     }
 }
 
-/// With a query model, vector ranking reads the vector lists' sign codes and the meaning feature
+/// With a query model, vector ranking reads the vector lists' residual codes and the meaning feature
 /// the text shards' int8 vectors: answers on demand are those of the index with every shard in.
 #[test]
 fn answers_with_vectors_on_demand_equal_every_shard_in() {
@@ -463,7 +463,7 @@ fn ivf_fixture(n: usize, n_lists: usize) -> (Index, VectorLists) {
 }
 
 /// With more lists than [`PROBES`], a sharded index's vector search fetches the probed lists
-/// only and returns what IVF over their sign codes returns; with fewer, every list and brute
+/// only and returns what IVF over their residual codes returns; with fewer, every list and brute
 /// force over every fragment's code.
 #[test]
 fn vector_search_reads_the_probed_lists_only() {

@@ -352,7 +352,7 @@ fn a_context_of_the_wrong_types_is_ignored() {
 
 /// A two-page index cut into the smallest shards (one term or one page each), as
 /// `(manifest, [(name, bytes)])`, built with `corpus_hash`; with `vectors`, its fragments have
-/// vectors in one list (a `v-` shard of sign codes).
+/// vectors in one list (a `v-` shard of residual codes).
 #[cfg(feature = "sharded")]
 fn sharded_files(corpus_hash: [u8; 32], vectors: bool) -> onrecord_core::ShardedFiles {
     let page = |path: &str, title: &str, heading: &str, text: &str| SourceDoc {
@@ -485,7 +485,7 @@ fn bad_shards_and_manifests_give_an_error_naming_them_never_a_panic() {
     assert!(whole.add_shard(&name, bytes).is_err());
 }
 
-/// A vector list of sign codes cut off, flipped or of the previous shard format is refused
+/// A vector list of residual codes cut off, flipped or of the previous shard format is refused
 /// with an error naming it; the listed one is taken.
 #[cfg(feature = "sharded")]
 #[wasm_bindgen_test]
