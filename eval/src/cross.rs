@@ -70,6 +70,9 @@ struct Corpus {
     built: Build,
     /// The query model the corpus's vectors were made for (adapted to it when asked).
     model: Option<QueryModel>,
+    /// With the knobs held: the index read back through the sharded layout, scored with the
+    /// knobs the whole index chose.
+    sharded: Option<Index>,
 }
 
 impl Corpus {
@@ -522,6 +525,7 @@ pub fn run(
     embedder: Option<&Embedder>,
     dump: Option<&Path>,
     sharded: bool,
+    same_knobs: bool,
 ) -> Result<CrossResult> {
     let mut corpora = Vec::new();
     for entry in entries {
@@ -541,9 +545,15 @@ pub fn run(
         }
         let mut built = build_with(&entry.corpus, options, embedder)
             .with_context(|| format!("cannot build the {} corpus", entry.name))?;
-        if sharded {
-            built.index = through_shards(&built.index)
+        let mut read_back = None;
+        if sharded || same_knobs {
+            let index = through_shards(&built.index)
                 .with_context(|| format!("cannot shard the {} corpus", entry.name))?;
+            if same_knobs {
+                read_back = Some(index);
+            } else {
+                built.index = index;
+            }
         }
         eprintln!(
             "cross: {} built ({} fragments)",
@@ -573,6 +583,7 @@ pub fn run(
             questions,
             built,
             model,
+            sharded: read_back,
         });
     }
     let n = corpora.len();
@@ -726,6 +737,23 @@ pub fn run(
         }
     };
 
+    // Every fold's knobs and the pooled fit, chosen before any scoring: with the knobs held,
+    // the sharded indexes are scored with what the whole indexes chose.
+    let chosen: Vec<Chosen> = (0..n)
+        .map(|left| {
+            let train: Vec<usize> = all.iter().copied().filter(|&c| c != left).collect();
+            choose_config(left, &train)
+        })
+        .collect();
+    let pooled = choose_config(n, &all);
+    if same_knobs {
+        for c in &mut corpora {
+            if let Some(index) = c.sharded.take() {
+                c.built.index = index;
+            }
+        }
+    }
+
     let mut md = String::new();
     let _ = writeln!(md, "# Cross-corpus evaluation (leave one corpus out)\n");
     let _ = writeln!(
@@ -760,12 +788,11 @@ pub fn run(
     let mut knobs_lines = String::new();
     let mut lost_lines = Vec::new();
     for (left, c) in corpora.iter().enumerate() {
-        let train: Vec<usize> = all.iter().copied().filter(|&c| c != left).collect();
-        let chosen = choose_config(left, &train);
+        let chosen = &chosen[left];
         let test = c.split(Split::Test);
         let every = c.split(Split::All);
-        let s_test = score(c, c.model.as_ref(), &test, &chosen);
-        let s_all = score(c, c.model.as_ref(), &every, &chosen);
+        let s_test = score(c, c.model.as_ref(), &test, chosen);
+        let s_all = score(c, c.model.as_ref(), &every, chosen);
         let _ = writeln!(
             knobs_lines,
             "- {}: {}",
@@ -871,7 +898,6 @@ pub fn run(
     );
 
     // What ships: the same procedure on every corpus's dev half.
-    let pooled = choose_config(n, &all);
     let shipped = AnswerConfig::DEFAULT;
     let same = knobs_json(&pooled.config, vectors) == knobs_json(&shipped, vectors)
         && (vectors || pooled.config.lexical == shipped.lexical);

@@ -35,7 +35,7 @@ const USAGE: &str =
             [--hint-floor X] [--followups FILE] [--adapt | --no-adapt] [--adapt-epochs N] [--adapt-lr X]
             [--adapt-pull X] [--adapt-temperature X] [--adapt-headings-only]
             [--adapt-site-negatives] [--reference-teacher DIR]...
-       eval --cross REGISTRY [--json OUT] [--markdown OUT] [--write-shipped] [--sharded]
+       eval --cross REGISTRY [--json OUT] [--markdown OUT] [--write-shipped] [--sharded | --sharded-same-knobs]
             [--lexical | --teacher DIR --model-dir DIR] [--adapt | --no-adapt] [--adapt-* ...]
   --check        only check the question file (ids, evidence phrases) and exit
   --followups FILE  also score follow-up pairs (eval/questions/followups-*.json) on the corpus
@@ -49,6 +49,8 @@ const USAGE: &str =
                  storage; lexical numbers must equal the whole index's, with vectors they
                  may differ by what IVF and residual codes lose (vector search ranks the
                  residual codes of the lists nearest the question, onrecord_core::PROBES)
+  --sharded-same-knobs  as --sharded, but every knob is chosen on the whole indexes and the
+                 sharded ones are scored with them: what the storage alone changes
   --lexical      no vectors (the shipped build embeds fragments with the teacher in
                  target/models/all-minilm-l6-v2 and queries with build-index/model)
   --teacher DIR  with --model-dir: another teacher and query model, for experiments
@@ -102,6 +104,8 @@ pub struct Args {
     pub adapt_sweep: bool,
     /// With `cross`: read each index back through the sharded layout.
     pub sharded: bool,
+    /// With `cross`: as `sharded`, but with the knobs the whole indexes chose.
+    pub sharded_same_knobs: bool,
 }
 
 fn main() -> ExitCode {
@@ -136,6 +140,7 @@ fn parse_args() -> Result<Args> {
     let mut no_adapt = false;
     let mut adapt_sweep = false;
     let mut sharded = false;
+    let mut sharded_same_knobs = false;
     let mut reference_teachers = Vec::new();
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
@@ -179,6 +184,7 @@ fn parse_args() -> Result<Args> {
             "--cross" => cross = Some(PathBuf::from(value("--cross")?)),
             "--lexical" => lexical = true,
             "--sharded" => sharded = true,
+            "--sharded-same-knobs" => sharded_same_knobs = true,
             "--write-shipped" => write_shipped = true,
             "--dump-rows" => dump_rows = Some(PathBuf::from(value("--dump-rows")?)),
             "--followups" => followups = Some(PathBuf::from(value("--followups")?)),
@@ -222,6 +228,7 @@ fn parse_args() -> Result<Args> {
         followups,
         adapt_sweep,
         sharded,
+        sharded_same_knobs,
         cross,
         write_shipped,
         dump_rows,
@@ -360,6 +367,7 @@ fn cross(args: &Args, registry: &Path) -> Result<ExitCode> {
         embedder.as_ref(),
         args.dump_rows.as_deref(),
         args.sharded,
+        args.sharded_same_knobs,
     )?;
     print!("{}", result.markdown);
     if let Some(path) = &args.markdown {
