@@ -140,9 +140,11 @@ pub fn ivf_search(
 }
 
 /// Bits per dimension of a vector list's residual codes ([`CodeList`]): the one knob of their
-/// precision (1, 2, 4 or 8). Chosen on the eval sets' dev halves (`eval --cross --sharded`
-/// against the whole index): see [`CodeList`].
-pub const CODE_BITS: usize = 2;
+/// precision (1, 2, 4 or 8), chosen on the eval sets' dev halves (`eval --cross
+/// --sharded-same-knobs` against the whole index, knobs held): 8 is the only setting that lost
+/// no recall@5 on any of them; 1, 2 and 4 bits each lost one or two questions on some dev half
+/// (3 to 9 points of recall@5), as the codes reorder the vector list the fusion reads.
+pub const CODE_BITS: usize = 8;
 const _: () = assert!(matches!(CODE_BITS, 1 | 2 | 4 | 8));
 
 /// How many values a code stores per dimension.
@@ -159,9 +161,8 @@ const MID: f32 = (LEVELS - 1) as f32 / 2.0;
 /// dequantized residual, exactly the member's cosine when its residual lies on its grid. The
 /// meaning gate still reads the exact int8 vectors, from the text shards.
 ///
-/// With 1 bit this is the sign code (step/2 = mean |residual|); the eval sets' dev halves lost
-/// up to 6 points of recall@5 with it against brute force, and 2 bits is the fewest that met
-/// the 1-point bar (the numbers are in the codes4 report / `eval/results`).
+/// With 1 bit this is the sign code (step/2 = mean |residual|, an eighth of an int8 row); with 8
+/// the code is as large as an int8 row and as exact (see [`CODE_BITS`] for why 8).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CodeList {
     /// Fragment ids, one per code.
