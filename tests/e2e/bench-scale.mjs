@@ -106,12 +106,12 @@ function gzipped(file) {
   return gzCache.get(file);
 }
 
-/** What an index file holds: shard names start with their kind (`p-`, `t-`, `v-`). */
-const INDEX_KINDS = ['manifest', 'postings', 'text', 'vectors', 'single'];
+/** What an index file holds: shard names start with their kind (`p-`, `t-`, `v-`); the other
+ * one is what the loader names (`index.<hash>.onr`): the manifest, or the whole index. */
+const INDEX_KINDS = ['first', 'postings', 'text', 'vectors'];
 function indexKind(path) {
   const name = path.split('/').at(-1);
-  if (name.startsWith('manifest')) return 'manifest';
-  return { 'p-': 'postings', 't-': 'text', 'v-': 'vectors' }[name.slice(0, 2)] ?? 'single';
+  return { 'p-': 'postings', 't-': 'text', 'v-': 'vectors' }[name.slice(0, 2)] ?? 'first';
 }
 
 function tally(records) {
@@ -255,12 +255,12 @@ try {
     say(`| ${run.label} | Pagefind | ${mp(theirs, 'widget')} | ${mp(theirs, 'index')} + fragments ${mp(theirs, 'fragments')} (${pick(theirs.map((r) => r.indexRequests), 0.5)}) | – | ${mp(theirs, 'total')} | ${mp(theirs, 'gz')} | ${mp(theirs, 'cold', ms)} |`);
   }
   say('');
-  say('Our index files by kind, median / p95 (KB): the manifest, postings shards, text shards (fragments, their int8 vectors and page records), vector lists; or one index file.');
+  say('Our index files by kind, median / p95 (KB): `index.<hash>.onr` (the manifest, or the whole index), postings shards, text shards (fragments, their int8 vectors and page records), vector lists.');
   say('');
-  say('| site | manifest | postings | text | vector lists | one index file |');
-  say('|---|---:|---:|---:|---:|---:|');
+  say('| site | index.onr | postings | text | vector lists |');
+  say('|---|---:|---:|---:|---:|');
   for (const { run, mine } of results) {
-    say(`| ${run.label} | ${mp(mine, 'manifest')} | ${mp(mine, 'postings')} | ${mp(mine, 'text')} | ${mp(mine, 'vectors')} | ${mp(mine, 'single')} |`);
+    say(`| ${run.label} | ${mp(mine, 'first')} | ${mp(mine, 'postings')} | ${mp(mine, 'text')} | ${mp(mine, 'vectors')} |`);
   }
   say('');
   say('| site | ours / Pagefind, total median | ours / Pagefind, total p95 | warm second question (ms), median / p95 | bytes of the second question, median / p95 (KB) | that question again, its shards cached (ms), median / p95 | bytes of it (KB), median / p95 | answers with a quote | Pagefind questions with results |');
