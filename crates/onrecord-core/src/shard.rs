@@ -927,7 +927,6 @@ mod tests {
     use super::*;
     use crate::{Block, IndexBuilder, SourceDoc, SourceSection, chunk};
 
-
     fn index(lang: Lang) -> Index {
         let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
         for (path, text) in [
