@@ -106,13 +106,25 @@ function gzipped(file) {
   return gzCache.get(file);
 }
 
+/** What an index file holds: shard names start with their kind (`p-`, `t-`, `v-`); the other
+ * one is what the loader names (`index.<hash>.onr`): the manifest, or the whole index. */
+const INDEX_KINDS = ['first', 'postings', 'text', 'vectors'];
+function indexKind(path) {
+  const name = path.split('/').at(-1);
+  return { 'p-': 'postings', 't-': 'text', 'v-': 'vectors' }[name.slice(0, 2)] ?? 'first';
+}
+
 function tally(records) {
   const t = { widget: 0, index: 0, fragments: 0, model: 0, total: 0, gz: 0, requests: 0, indexRequests: 0 };
+  for (const kind of INDEX_KINDS) t[kind] = 0;
   for (const r of records) {
     if (!r.cat) continue;
     t[r.cat] += r.bytes;
     t.requests++;
-    if (r.cat === 'index') t.indexRequests++;
+    if (r.cat === 'index') {
+      t.indexRequests++;
+      t[indexKind(r.path)] += r.bytes;
+    }
     if (r.cat !== 'model') {
       t.total += r.bytes;
       t.gz += gzipped(r.file);
@@ -241,6 +253,14 @@ try {
   for (const { run, mine, theirs } of results) {
     say(`| ${run.label} | onrecord | ${mp(mine, 'widget')} | ${mp(mine, 'index')} (${pick(mine.map((r) => r.indexRequests), 0.5)}) | ${mp(mine, 'model')} | ${mp(mine, 'total')} | ${mp(mine, 'gz')} | ${mp(mine, 'cold', ms)} |`);
     say(`| ${run.label} | Pagefind | ${mp(theirs, 'widget')} | ${mp(theirs, 'index')} + fragments ${mp(theirs, 'fragments')} (${pick(theirs.map((r) => r.indexRequests), 0.5)}) | – | ${mp(theirs, 'total')} | ${mp(theirs, 'gz')} | ${mp(theirs, 'cold', ms)} |`);
+  }
+  say('');
+  say('Our index files by kind, median / p95 (KB): `index.<hash>.onr` (the manifest, or the whole index), postings shards, text shards (fragments, their int8 vectors and page records), vector lists.');
+  say('');
+  say('| site | index.onr | postings | text | vector lists |');
+  say('|---|---:|---:|---:|---:|');
+  for (const { run, mine } of results) {
+    say(`| ${run.label} | ${mp(mine, 'first')} | ${mp(mine, 'postings')} | ${mp(mine, 'text')} | ${mp(mine, 'vectors')} |`);
   }
   say('');
   say('| site | ours / Pagefind, total median | ours / Pagefind, total p95 | warm second question (ms), median / p95 | bytes of the second question, median / p95 (KB) | that question again, its shards cached (ms), median / p95 | bytes of it (KB), median / p95 | answers with a quote | Pagefind questions with results |');
