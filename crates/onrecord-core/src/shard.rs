@@ -21,8 +21,8 @@
 //! `ann::CODE_BITS` bits a dimension on a uniform grid, with one step (scale) per member
 //! (`ann::CodeList`), `CODE_BITS`/8 of an int8 row; vector search ranks by the codes (centroid
 //! cosine + Σ query × dequantized residual), and the meaning gate reads the exact int8 vectors
-//! that come with the text shards. With 8 bits (the setting: fewer lost recall@5 on some eval
-//! set's dev half, see `ann::CODE_BITS`) a list is as large as its int8 rows: over 4,504
+//! that come with the text shards. With 8 bits (the setting: fewer bits lost recall@5 on some
+//! eval set's dev half, see `ann::CODE_BITS`) a list is as large as its int8 rows: over 4,504
 //! fragments a cold question fetches a median of 139 KB gz of lists (1 bit: 25 KB, 2: 41 KB,
 //! 4: 71 KB; `eval --example shard_bytes`).
 //!
