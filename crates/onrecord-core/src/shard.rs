@@ -933,23 +933,21 @@ mod tests {
     use crate::ann::CODE_BITS;
     use crate::{Block, IndexBuilder, SourceDoc, SourceSection, chunk};
 
-    fn index(lang: Lang) -> Index {
+    /// `n` one-fragment pages in `lang`.
+    fn index(lang: Lang, n: usize) -> Index {
         let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
-        for (path, text) in [
-            ("a", "Bikes go back within 30 days."),
-            ("b", "Refunds take 14 days."),
-        ] {
+        for i in 0..n {
             let doc = SourceDoc {
-                path: format!("{path}.md"),
-                url: format!("/{path}/"),
-                title: format!("Page {path}"),
+                path: format!("p{i}.md"),
+                url: format!("/p{i}/"),
+                title: format!("Page {i}"),
                 lang,
                 themes: vec![],
                 collection: None,
                 sections: vec![SourceSection {
-                    heading_path: vec!["Top".into()],
+                    heading_path: vec![format!("Part {i}")],
                     anchor: String::new(),
-                    blocks: vec![Block::paragraph(text)],
+                    blocks: vec![Block::paragraph(format!("Gear {i} needs grease."))],
                 }],
             };
             builder.add(&doc, &chunk(&doc, 800));
@@ -977,8 +975,8 @@ mod tests {
             text: 1,
             threshold: 0,
         };
-        let ours = index(Lang::English).to_shards([1; 32], sizes).unwrap();
-        let theirs = index(Lang::German).to_shards([1; 32], sizes).unwrap();
+        let ours = index(Lang::English, 2).to_shards([1; 32], sizes).unwrap();
+        let theirs = index(Lang::German, 2).to_shards([1; 32], sizes).unwrap();
         let (mut manifest, hash, _): (Manifest, _, _) =
             unframe(&ours.manifest, &MANIFEST_MAGIC, SHARD_FORMAT_VERSION).unwrap();
         let (name, bytes) = theirs
@@ -998,24 +996,7 @@ mod tests {
 
     /// Three one-fragment pages with vectors of 8 dimensions, written in one vector list.
     fn files() -> ShardedFiles {
-        let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
-        for i in 0..3 {
-            let doc = SourceDoc {
-                path: format!("p{i}.md"),
-                url: format!("/p{i}/"),
-                title: format!("Page {i}"),
-                lang: Lang::English,
-                themes: vec![],
-                collection: None,
-                sections: vec![SourceSection {
-                    heading_path: vec![format!("Part {i}")],
-                    anchor: String::new(),
-                    blocks: vec![Block::paragraph(format!("Gear {i} needs grease."))],
-                }],
-            };
-            builder.add(&doc, &chunk(&doc, 800));
-        }
-        let mut index = builder.finish();
+        let mut index = index(Lang::English, 3);
         let mut vectors = VectorIndex::new(0xabcd, 8);
         for i in 0..index.fragments.len() {
             let x = i as f32;
