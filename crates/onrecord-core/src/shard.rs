@@ -1025,11 +1025,12 @@ mod tests {
         // Eight dimensions: `code_bytes(8)` bytes a member.
         let per = code_bytes(8);
         assert_eq!(per, 8 * CODE_BITS / 8);
-        let good = |codes: usize| ShardBody::Vectors {
-            ids: vec![0, 1, 2],
-            scales: vec![0.5; 3],
+        let list = |ids: Vec<u32>, scales: Vec<f32>, codes: usize| ShardBody::Vectors {
+            ids,
+            scales,
             codes: vec![0b1010_0101; codes],
         };
+        let good = |codes: usize| list(vec![0, 1, 2], vec![0.5; 3], codes);
         assert_eq!(add_as_list(&files, &good(3 * per)), Ok(()));
         let refused = |body: ShardBody, what: &str| {
             let err = add_as_list(&files, &body).unwrap_err();
@@ -1037,47 +1038,19 @@ mod tests {
             assert!(err.to_string().contains(&err.name), "{err}");
             assert!(err.to_string().contains(what), "{err}");
         };
-        refused(good(3 * per - 1), "its codes do not match its members");
-        refused(good(3 * per + 1), "its codes do not match its members");
+        let mismatch = "its codes do not match its members";
+        refused(good(3 * per - 1), mismatch);
+        refused(good(3 * per + 1), mismatch);
+        refused(list(vec![0, 1], vec![0.5; 3], 3 * per), mismatch);
+        refused(list(vec![0, 1, 2], vec![0.5; 2], 3 * per), mismatch);
+        refused(list(vec![0, 2, 1], vec![0.5; 3], 3 * per), "not ascending");
         refused(
-            ShardBody::Vectors {
-                ids: vec![0, 1],
-                scales: vec![0.5; 3],
-                codes: vec![0; 3 * per],
-            },
-            "its codes do not match its members",
-        );
-        refused(
-            ShardBody::Vectors {
-                ids: vec![0, 1, 2],
-                scales: vec![0.5; 2],
-                codes: vec![0; 3 * per],
-            },
-            "its codes do not match its members",
-        );
-        refused(
-            ShardBody::Vectors {
-                ids: vec![0, 2, 1],
-                scales: vec![0.5; 3],
-                codes: vec![0; 3 * per],
-            },
-            "not ascending",
-        );
-        refused(
-            ShardBody::Vectors {
-                ids: vec![0, 1, 3],
-                scales: vec![0.5; 3],
-                codes: vec![0; 3 * per],
-            },
+            list(vec![0, 1, 3], vec![0.5; 3], 3 * per),
             "missing fragments",
         );
         for bad in [f32::NAN, f32::INFINITY] {
             refused(
-                ShardBody::Vectors {
-                    ids: vec![0, 1, 2],
-                    scales: vec![0.5, bad, 0.5],
-                    codes: vec![0; 3 * per],
-                },
+                list(vec![0, 1, 2], vec![0.5, bad, 0.5], 3 * per),
                 "not finite",
             );
         }
