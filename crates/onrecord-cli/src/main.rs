@@ -15,7 +15,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use build_index::{Adapt, EmbedOptions, Embedder, Layout, ModelFiles, Options, build_with};
 use clap::{Args, Parser, Subcommand};
-use onrecord_core::{FORMAT_VERSION, Lang, ShardSizes};
+use onrecord_core::{Lang, ShardSizes};
 
 /// Documentation answers for any static site: quotes with citations, or a decline that says why.
 #[derive(Parser)]
@@ -240,8 +240,9 @@ fn check(dir: &Path) -> Result<()> {
         folder.referenced.len()
     );
     println!(
-        "{}: format version {FORMAT_VERSION}, checksum ok, {} pages, {} fragments, {}",
+        "{}: format version {}, checksum ok, {} pages, {} fragments, {}",
         folder.index.display(),
+        index.format_version(),
         index.docs.len(),
         index.fragment_count(),
         if index.vector_space().is_some() {

@@ -74,6 +74,12 @@ fn a_lexical_build_checks_and_answers() {
         "{}",
         text(&check.stdout)
     );
+    let version = format!("format version {}", onrecord_core::FORMAT_VERSION);
+    assert!(
+        text(&check.stdout).contains(&version),
+        "{}",
+        text(&check.stdout)
+    );
     // The lexical loader names no query model.
     let loader = fs::read_to_string(dir.join("onrecord.js")).unwrap();
     assert!(loader.contains("model:null"), "{loader}");
@@ -314,6 +320,12 @@ fn a_sharded_build_checks_and_answers_and_names_a_bad_shard() {
 
     let check = onrecord(&["check", out.to_str().unwrap()]);
     assert!(check.status.success(), "{}", text(&check.stderr));
+    let version = format!("format version {}", onrecord_core::SHARD_FORMAT_VERSION);
+    assert!(
+        text(&check.stdout).contains(&version),
+        "{}",
+        text(&check.stdout)
+    );
     let answer = onrecord(&[
         "ask",
         out.to_str().unwrap(),

@@ -28,6 +28,15 @@ impl Index {
         }
     }
 
+    /// The version of the files this index was read from: a manifest and shards have their
+    /// own ([`crate::SHARD_FORMAT_VERSION`]), the one-file index [`crate::FORMAT_VERSION`].
+    pub fn format_version(&self) -> u32 {
+        match self.sharding {
+            Some(_) => crate::SHARD_FORMAT_VERSION,
+            None => crate::FORMAT_VERSION,
+        }
+    }
+
     /// Mean number of indexed terms per fragment (BM25's average document length).
     pub fn average_length(&self) -> f32 {
         self.avg_fragment_terms
