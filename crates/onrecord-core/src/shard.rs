@@ -227,20 +227,20 @@ impl Index {
                 .collect();
             named.sort_unstable();
             named.dedup();
-            let lengths = named
+            let mut lengths: Vec<(u32, u32)> = named
                 .into_iter()
                 .filter_map(|id| Some((id, self.fragments.get(id as usize)?.n_terms)))
                 .collect();
+            to_gaps(&mut lengths);
             let mut terms = run.to_vec();
             for t in &mut terms {
                 to_gaps(&mut t.postings);
             }
-            let mut lengths: Vec<(u32, u32)> = lengths;
-            to_gaps(&mut lengths);
             let body = ShardBody::Postings { terms, lengths };
             let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, corpus_hash, &body)?;
-            postings.push((first, file_checksum(&bytes)));
-            shards.push((shard_name('p', file_checksum(&bytes)), bytes));
+            let sum = file_checksum(&bytes);
+            postings.push((first, sum));
+            shards.push((shard_name('p', sum), bytes));
         }
         // A text shard ends only where a page does: quoting reads a candidate's whole page.
         let mut texts = Vec::new();
@@ -257,8 +257,9 @@ impl Index {
                 data,
             };
             let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, corpus_hash, &body)?;
-            texts.push((first, file_checksum(&bytes)));
-            shards.push((shard_name('t', file_checksum(&bytes)), bytes));
+            let sum = file_checksum(&bytes);
+            texts.push((first, sum));
+            shards.push((shard_name('t', sum), bytes));
             first = end;
         }
         let (centroids, members) = match (&self.vectors, lists) {
@@ -301,8 +302,9 @@ impl Index {
                 codes: codes.codes,
             };
             let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, corpus_hash, &body)?;
-            list_sums.push(file_checksum(&bytes));
-            shards.push((shard_name('v', file_checksum(&bytes)), bytes));
+            let sum = file_checksum(&bytes);
+            list_sums.push(sum);
+            shards.push((shard_name('v', sum), bytes));
         }
         let manifest = Manifest {
             corpus_hash,
