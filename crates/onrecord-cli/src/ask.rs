@@ -66,6 +66,9 @@ fn decline_reason(decline: &Decline) -> (&'static str, String) {
             .join(", ")
     };
     let percent = |share: f32| (share.clamp(0.0, 1.0) * 100.0).round() as u32;
+    // As the widget says it (messages.js `gateOf`): with every word of the question covered,
+    // the decline model weighed the evidence as a whole, so no percentage explains it.
+    let weak = "the closest passage uses the question's words but does not answer it clearly enough to be quoted";
     match decline {
         Decline::NoContentWords => (
             "no-content-words",
@@ -79,6 +82,12 @@ fn decline_reason(decline: &Decline) -> (&'static str, String) {
             "missing",
             format!("the closest passage does not mention {}", quoted(terms)),
         ),
+        Decline::Unsupported { coverage } if percent(*coverage) >= 100 => {
+            ("unsupported", weak.into())
+        }
+        Decline::BelowFloor { coverage, .. } if percent(*coverage) >= 100 => {
+            ("below-floor", weak.into())
+        }
         Decline::Unsupported { coverage } => (
             "unsupported",
             format!(
@@ -199,4 +208,25 @@ fn to_json(answer: &Answer, vectors: bool) -> Value {
         "decline": decline,
         "missingTerms": answer.missing_terms,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A percentage explains a decline only when some of the question was not covered.
+    #[test]
+    fn a_fully_covered_decline_is_not_explained_by_a_percentage() {
+        let (gate, full) = decline_reason(&Decline::Unsupported { coverage: 1.0 });
+        assert_eq!(gate, "unsupported");
+        assert!(!full.contains('%') && full.contains("clearly enough"), "{full}");
+        let (gate, full) = decline_reason(&Decline::BelowFloor {
+            coverage: 1.0,
+            meaning: Some(0.4),
+        });
+        assert_eq!(gate, "below-floor");
+        assert!(!full.contains('%'), "{full}");
+        let (_, part) = decline_reason(&Decline::Unsupported { coverage: 0.4 });
+        assert!(part.contains("only 40%"), "{part}");
+    }
 }
