@@ -219,7 +219,10 @@ mod tests {
     fn a_fully_covered_decline_is_not_explained_by_a_percentage() {
         let (gate, full) = decline_reason(&Decline::Unsupported { coverage: 1.0 });
         assert_eq!(gate, "unsupported");
-        assert!(!full.contains('%') && full.contains("clearly enough"), "{full}");
+        assert!(
+            !full.contains('%') && full.contains("clearly enough"),
+            "{full}"
+        );
         let (gate, full) = decline_reason(&Decline::BelowFloor {
             coverage: 1.0,
             meaning: Some(0.4),
