@@ -234,6 +234,12 @@ fn the_query_model_is_written_gzipped_and_read_either_way() {
     // Written for the browser gzip-compressed (the worker gunzips it): the same model inside.
     let written = fs::read(dir.join("out/query-model.onq")).unwrap();
     assert_eq!(written[..2], [0x1f, 0x8b], "the query model is gzip");
+    // Issue 10's budget for the lazy query model, on the bytes a visitor downloads.
+    assert!(
+        written.len() <= 600_000,
+        "the query model as written is {} bytes, over the 600 KB budget",
+        written.len()
+    );
     let source = fs::read(model_dir.join("query-model.onq")).unwrap();
     assert_eq!(
         onrecord_files::gunzip_if_gzipped(written.clone()).unwrap(),
