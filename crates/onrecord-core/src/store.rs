@@ -187,9 +187,9 @@ impl Index {
         };
         let v = s.vectors.as_ref()?;
         match v.row_of.get(frag as usize) {
-            // A text shard carries its fragments' vectors.
+            // Each text shard names the shard of its fragments' vectors.
             Some(&UNKNOWN) => {
-                s.want_fragment(frag);
+                s.want_rows(frag);
                 None
             }
             Some(&row) => v.rows.rows().row(row as usize),
@@ -252,6 +252,24 @@ impl Sharding {
             && let Some(slot) = self.text_first.partition_point(|&f| f <= id).checked_sub(1)
         {
             self.want(self.postings_first.len() + slot);
+        }
+    }
+
+    /// Notes the shard of fragment `id`'s vector: the rows its text shard names, or that text
+    /// shard first (the rows' name is in it).
+    #[inline(never)]
+    fn want_rows(&self, id: u32) {
+        if (id as usize) < self.lengths.len()
+            && let Some(text) = self.text_first.partition_point(|&f| f <= id).checked_sub(1)
+        {
+            let text_slot = self.postings_first.len() + text;
+            if self.loaded.get(text_slot) == Some(&true) {
+                let lists = self.vectors.as_ref().map_or(0, |v| v.lists.len());
+                // Slots: postings, text, lists, then each text shard's rows.
+                self.want(self.postings_first.len() + self.text_first.len() + lists + text);
+            } else {
+                self.want(text_slot);
+            }
         }
     }
 
