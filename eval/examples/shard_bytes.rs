@@ -104,10 +104,13 @@ fn main() -> Result<()> {
     });
     println!(
         "Cold questions over a sharded index with vectors ({} questions of express, rust-reference \
-         and rustc-dev-guide; {PROBES} IVF probes; shard targets {} B postings, {} B text). \
+         and rustc-dev-guide; IVF probes: {} to {}, margin {}; shard targets {} B postings, {} B text). \
          Bytes: the manifest and every shard a question fetched, as written (gzip) and \
          uncompressed; median / p95. Not counted: wasm + loader (~120 KB), query model (lazy).\n",
         asked.len(),
+        PROBES.min,
+        PROBES.max,
+        PROBES.margin,
         sizes.postings,
         sizes.text
     );

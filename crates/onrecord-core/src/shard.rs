@@ -16,8 +16,8 @@
 //! Nothing in the manifest grows with the fragment count but a few bytes per page (its fragment
 //! count, language, kind and collection; the rest of its record travels with its text, where
 //! citations read it, since that was most of a large site's manifest): a question reads BM25
-//! lengths beside the postings it fetched, and vectors from the [`PROBES`] lists whose centroids
-//! are nearest its vector (IVF: `ann.rs`; the build trains the lists, `build-index`'s `ivf.rs`).
+//! lengths beside the postings it fetched, and vectors from the lists whose centroids are
+//! nearest its vector ([`PROBES`]) (IVF: `ann.rs`; the build trains the lists, `build-index`'s `ivf.rs`).
 //! A list holds one code per member: its residual from the centroid quantized to
 //! `ann::CODE_BITS` bits a dimension on a uniform grid, with one step (scale) per member
 //! (`ann::CodeList`), `CODE_BITS`/8 of an int8 row; vector search ranks by the codes (centroid
@@ -55,7 +55,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ann::{CodeList, code_bytes};
+use crate::ann::{CodeList, Probes, code_bytes};
 use crate::collection::Collection;
 use crate::format::{
     DecodeError, Doc, EncodeError, Fragment, Index, IndexSettings, RoutingHint, ShardVectors,
@@ -73,9 +73,21 @@ pub const SHARD_MAGIC: [u8; 8] = *b"ONRSHARD";
 /// residual codes of `ann::CODE_BITS` bits a dimension, not int8 rows.
 pub const SHARD_FORMAT_VERSION: u32 = 8;
 
-/// How many IVF lists a question's vector search reads: the lists whose centroids are nearest
-/// its vector. 16 lost no recall@5 on any eval set with √n lists (`eval/results/ann.md`).
-pub const PROBES: usize = 16;
+/// Which IVF lists a question's vector search reads ([`Probes`]): the 8 whose centroids are
+/// nearest its vector, then further ones, 16 in all at most, whose centroid's cosine is within
+/// 0.22 of the nearest's. Chosen on the eval sets' dev halves (`eval --cross
+/// --sharded-same-knobs`, against 16 lists always, which lost no recall@5 against brute force
+/// with √n lists, `eval/results/ann.md`): margins of 0.22, 0.23 and 0.25 lost nothing on any dev
+/// half (and left recall@5, MRR and balanced accuracy equal on every test half), 0.2 lost a
+/// Black question (−3.0 points of recall@5), so did a minimum of 10 with 0.2, and 8 lists always
+/// lose one on rustc-dev-guide (`eval/results/ann.md`). Over the joined 4,504 fragments a
+/// question reads a median of 95 KB of lists instead of 139 (p95 155 KB; 0.2: 82 KB, 0.25: 118
+/// KB; `eval --example shard_bytes`).
+pub const PROBES: Probes = Probes {
+    min: 8,
+    max: 16,
+    margin: 0.22,
+};
 
 /// How large shards grow: a shard is closed once its payload reaches the target, so each is
 /// about that size (a page's fragments are never split, nor a term's postings).
@@ -91,16 +103,20 @@ pub struct ShardSizes {
 }
 
 impl ShardSizes {
-    /// What `build-index` uses unless told otherwise. Shards of 4 KB: over express,
-    /// rust-reference and rustc-dev-guide joined (4,504 fragments, with vectors, gzip) a cold
-    /// question fetches a median of 288 KB (p95 387 KB) with 4 KB shards, against 427 KB (609)
-    /// with 16 KB, 340 KB (474) with 8 KB and 258 KB (336) with 2 KB, about 32 shards a
-    /// question in each case (`eval --example shard_bytes -- --joined --postings N --text N`);
-    /// below 4 KB the saving is small and the files many. Below the threshold the demo (110 KB
-    /// with vectors) stays one file.
+    /// What `build-index` uses unless told otherwise. Postings shards of 1 KB and text shards
+    /// of 2 KB: over express, rust-reference and rustc-dev-guide joined (4,504 fragments, with
+    /// vectors, gzip; `eval --example shard_bytes -- --joined --postings N --text N`, format 8)
+    /// a cold question fetches a median of 211 KB (p95 252 KB), against 233 (293) with 4 KB
+    /// shards of both, 216 (265) with 2 KB of both, 229 (289) with 4 KB postings and 2 KB text,
+    /// and 210 (252) with 512-byte postings (whose manifest is 3 KB larger): a question's words
+    /// fetch postings mostly of other words, so small postings shards save most, while a
+    /// question reads whole pages of text. Over 103,592 fragments the manifest is 114 KB
+    /// instead of 93 KB with 4 KB shards, and a question the same (860 KB against 859).
+    /// (Format 6, 4 KB shards: 288 KB, 387 at p95; 16 KB: 427 KB; 8 KB: 340 KB.) Below the
+    /// threshold the demo (110 KB with vectors) stays one file.
     pub const STANDARD: ShardSizes = ShardSizes {
-        postings: 4 * 1024,
-        text: 4 * 1024,
+        postings: 1024,
+        text: 2 * 1024,
         threshold: 512 * 1024,
     };
 }

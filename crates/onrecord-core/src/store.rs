@@ -10,7 +10,7 @@
 //! The seam is one concrete type rather than a trait: the answer path is most of the wasm
 //! module, and a trait would compile it once per store.
 
-use crate::ann::nearest_lists;
+use crate::ann::probed_lists;
 use crate::bm25::Hit;
 use crate::collection::Collection;
 use crate::format::{Doc, Fragment, Index, RoutingHint, Sharding, TermPostings, UNKNOWN};
@@ -198,8 +198,8 @@ impl Index {
     }
 
     /// What a question's vector search ranks: `None` for every fragment by its int8 vector (a
-    /// whole index), or, for a sharded index, the members of the [`PROBES`] lists whose
-    /// centroids are nearest `query`, scored by their residual codes (lists not fetched yet are
+    /// whole index), or, for a sharded index, the members of the lists [`PROBES`] reads (those
+    /// whose centroids are nearest `query`), scored by their residual codes (lists not fetched yet are
     /// noted as needed).
     pub fn vector_candidates(&self, query: &[f32]) -> Option<Vec<Hit>> {
         let s = self.sharding.as_ref()?;
@@ -207,7 +207,7 @@ impl Index {
             return Some(Vec::new());
         };
         let mut hits = Vec::new();
-        for list in nearest_lists(v.centroids.rows(), query, PROBES) {
+        for list in probed_lists(v.centroids.rows(), query, PROBES) {
             let slot = s.postings_first.len() + s.text_first.len() + list as usize;
             let base = v.centroids.rows().score(list as usize, query);
             match (v.lists.get(list as usize), base) {

@@ -1,7 +1,7 @@
 //! The sharded layout: golden files, on-demand answering identical to the whole index, and
 //! shards that are cut off, corrupt, of another version or of another build.
 
-use onrecord_core::ann::{CodeList, ivf_code_search};
+use onrecord_core::ann::{CodeList, ivf_code_search, probed_lists};
 use onrecord_core::{
     AnswerConfig, Block, DecodeError, HEADER_LEN, Index, IndexBuilder, IndexSettings, Lang,
     MANIFEST_MAGIC, PROBES, QueryModel, SHARD_FORMAT_VERSION, SHARD_MAGIC, ShardErrorKind,
@@ -597,12 +597,13 @@ fn ivf_fixture(n: usize, n_lists: usize) -> (Index, VectorLists) {
     (index, VectorLists { centroids, members })
 }
 
-/// With more lists than [`PROBES`], a sharded index's vector search fetches the probed lists
-/// only and returns what IVF over their residual codes returns; with fewer, every list and brute
-/// force over every fragment's code.
+/// With more lists than [`PROBES`] reads, a sharded index's vector search fetches the probed
+/// lists only (at least `PROBES.min`, at most `PROBES.max`, as `probed_lists` picks them) and
+/// returns what IVF over their residual codes returns; with no more than `PROBES.min`, every
+/// list and brute force over every fragment's code.
 #[test]
 fn vector_search_reads_the_probed_lists_only() {
-    for n_lists in [PROBES * 2, PROBES / 2] {
+    for n_lists in [PROBES.max * 2, PROBES.min / 2] {
         let (whole, lists) = ivf_fixture(60, n_lists);
         let files = whole.to_shards_with(HASH, TINY, Some(&lists)).unwrap();
         let vectors = whole.vectors.as_ref().unwrap();
@@ -635,7 +636,9 @@ fn vector_search_reads_the_probed_lists_only() {
             );
             let needed = sharded.needed();
             assert!(needed.iter().all(|n| n.starts_with("v-")), "{needed:?}");
-            assert_eq!(needed.len(), PROBES.min(n_lists));
+            let probed = probed_lists(lists.centroids.rows(), &query, PROBES);
+            assert_eq!(needed.len(), probed.len());
+            assert!(probed.len() >= PROBES.min.min(n_lists) && probed.len() <= PROBES.max);
             let hits = sharded
                 .complete(
                     |index| search_vectors(index, &query, 20),
@@ -659,13 +662,13 @@ fn vector_search_reads_the_probed_lists_only() {
                     .then(a.fragment.cmp(&b.fragment))
             });
             brute.truncate(20);
-            if n_lists <= PROBES {
+            if n_lists <= PROBES.min {
                 assert_eq!(hits, brute);
             }
             differs |= hits != brute;
             assert_eq!(vectors.dims, 8);
         }
-        assert_eq!(differs, n_lists > PROBES, "{n_lists} lists");
+        assert_eq!(differs, n_lists > PROBES.max, "{n_lists} lists");
     }
 }
 
