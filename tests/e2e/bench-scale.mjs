@@ -106,12 +106,12 @@ function gzipped(file) {
   return gzCache.get(file);
 }
 
-/** What an index file holds: shard names start with their kind (`p-`, `t-`, `v-`); the other
- * one is what the loader names (`index.<hash>.onr`): the manifest, or the whole index. */
-const INDEX_KINDS = ['first', 'postings', 'text', 'vectors'];
+/** What an index file holds: shard names start with their kind (`p-`, `t-`, `v-`, `r-`); the
+ * other one is what the loader names (`index.<hash>.onr`): the manifest, or the whole index. */
+const INDEX_KINDS = ['first', 'postings', 'text', 'vectors', 'rows'];
 function indexKind(path) {
   const name = path.split('/').at(-1);
-  return { 'p-': 'postings', 't-': 'text', 'v-': 'vectors' }[name.slice(0, 2)] ?? 'first';
+  return { 'p-': 'postings', 't-': 'text', 'v-': 'vectors', 'r-': 'rows' }[name.slice(0, 2)] ?? 'first';
 }
 
 function tally(records) {
@@ -255,12 +255,12 @@ try {
     say(`| ${run.label} | Pagefind | ${mp(theirs, 'widget')} | ${mp(theirs, 'index')} + fragments ${mp(theirs, 'fragments')} (${pick(theirs.map((r) => r.indexRequests), 0.5)}) | – | ${mp(theirs, 'total')} | ${mp(theirs, 'gz')} | ${mp(theirs, 'cold', ms)} |`);
   }
   say('');
-  say('Our index files by kind, median / p95 (KB): `index.<hash>.onr` (the manifest, or the whole index), postings shards, text shards (fragments, their int8 vectors and page records), vector lists.');
+  say('Our index files by kind, median / p95 (KB): `index.<hash>.onr` (the manifest, or the whole index), postings shards, text shards (fragments and page records), vector lists, vector rows (the int8 vectors of a text shard\'s fragments, fetched for the fragments the meaning gate weighs).');
   say('');
-  say('| site | index.onr | postings | text | vector lists |');
-  say('|---|---:|---:|---:|---:|');
+  say('| site | index.onr | postings | text | vector lists | vector rows |');
+  say('|---|---:|---:|---:|---:|---:|');
   for (const { run, mine } of results) {
-    say(`| ${run.label} | ${mp(mine, 'first')} | ${mp(mine, 'postings')} | ${mp(mine, 'text')} | ${mp(mine, 'vectors')} |`);
+    say(`| ${run.label} | ${mp(mine, 'first')} | ${mp(mine, 'postings')} | ${mp(mine, 'text')} | ${mp(mine, 'vectors')} | ${mp(mine, 'rows')} |`);
   }
   say('');
   say('| site | ours / Pagefind, total median | ours / Pagefind, total p95 | warm second question (ms), median / p95 | bytes of the second question, median / p95 (KB) | that question again, its shards cached (ms), median / p95 | bytes of it (KB), median / p95 | answers with a quote | Pagefind questions with results |');

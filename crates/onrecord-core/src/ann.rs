@@ -91,9 +91,38 @@ impl IvfList {
     }
 }
 
-/// The `probes` lists whose centroids are nearest (highest cosine) to `query`, nearest first:
-/// the lists a question fetches.
+/// The `probes` lists whose centroids are nearest (highest cosine) to `query`, nearest first.
 pub fn nearest_lists(centroids: Rows<'_>, query: &[f32], probes: usize) -> Vec<u32> {
+    probed_lists(centroids, query, Probes::fixed(probes))
+}
+
+/// How many IVF lists a question reads ([`probed_lists`]): always its `min` nearest, then, up to
+/// `max` in all, the further ones whose centroid's cosine with the question is within `margin`
+/// of the nearest's. A question close to one topic reads few lists, one between topics more.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Probes {
+    /// Lists read whatever their centroids' scores.
+    pub min: usize,
+    /// Lists read at most.
+    pub max: usize,
+    /// How far below the nearest centroid's cosine a further list's may be.
+    pub margin: f32,
+}
+
+impl Probes {
+    /// Exactly the `n` nearest lists.
+    pub const fn fixed(n: usize) -> Probes {
+        Probes {
+            min: n,
+            max: n,
+            margin: 0.0,
+        }
+    }
+}
+
+/// The lists `probes` reads for `query`, nearest first: the `probes.min` nearest, then further
+/// ones within `probes.margin` of the nearest's score, `probes.max` at most.
+pub fn probed_lists(centroids: Rows<'_>, query: &[f32], probes: Probes) -> Vec<u32> {
     let scored: Vec<Hit> = (0..centroids.len())
         .filter_map(|i| {
             Some(Hit {
@@ -102,9 +131,13 @@ pub fn nearest_lists(centroids: Rows<'_>, query: &[f32], probes: usize) -> Vec<u
             })
         })
         .collect();
-    best_k(scored, probes)
+    let ranked = best_k(scored, probes.max);
+    let floor = ranked.first().map_or(0.0, |h| h.score - probes.margin);
+    ranked
         .into_iter()
-        .map(|h| h.fragment)
+        .enumerate()
+        .take_while(|(i, h)| *i < probes.min || h.score >= floor)
+        .map(|(_, h)| h.fragment)
         .collect()
 }
 
@@ -140,12 +173,15 @@ pub fn ivf_search(
 }
 
 /// Bits per dimension of a vector list's residual codes ([`CodeList`]): the one knob of their
-/// precision (1, 2, 4 or 8), chosen on the eval sets' dev halves (`eval --cross
-/// --sharded-same-knobs` against the whole index, knobs held): 8 is the only setting that lost
-/// no recall@5 on any of them; 1, 2 and 4 bits each lost one or two questions on some dev half
-/// (3 to 9 points of recall@5), as the codes reorder the vector list the fusion reads.
+/// precision (1 to 8; a code may run on into the next byte), chosen on the eval sets' dev halves
+/// (`eval --cross --sharded-same-knobs` against the whole index, knobs held): 8 is the only
+/// setting that lost no recall@5 on any of them; 1, 2 and 4 bits each lost one or two questions
+/// on some dev half (3 to 9 points of recall@5), as the codes reorder the vector list the
+/// fusion reads, and so did 6 (one Express question, −4.3 points; its lists are 20% smaller,
+/// 111 KB a question over the joined 4,504 fragments instead of 139, 7 bits 130 KB and 5 bits
+/// 95 KB; `eval --example shard_bytes`).
 pub const CODE_BITS: usize = 8;
-const _: () = assert!(matches!(CODE_BITS, 1 | 2 | 4 | 8));
+const _: () = assert!(CODE_BITS >= 1 && CODE_BITS <= 8);
 
 /// How many values a code stores per dimension.
 const LEVELS: usize = 1 << CODE_BITS;
@@ -179,11 +215,12 @@ pub fn code_bytes(dims: usize) -> usize {
     dims.saturating_mul(CODE_BITS).div_ceil(8)
 }
 
-/// Dimension `j`'s level in `code` (0 when the code is too short).
+/// Dimension `j`'s level in `code` (0 when the code is too short): its bits may run on into
+/// the next byte.
 fn level(code: &[u8], j: usize) -> usize {
     let bit = j * CODE_BITS;
-    code.get(bit / 8)
-        .map_or(0, |&b| usize::from(b >> (bit % 8)) & (LEVELS - 1))
+    let byte = |i: usize| code.get(i).map_or(0, |&b| usize::from(b));
+    ((byte(bit / 8) | byte(bit / 8 + 1) << 8) >> (bit % 8)) & (LEVELS - 1)
 }
 
 /// The levels of `residual` on the grid of `step` (the nearest level, clamped to the grid).
@@ -216,7 +253,11 @@ fn quantize(residual: &[f32]) -> (f32, Vec<usize>) {
     let gaussian = match CODE_BITS {
         1 => 1.596,
         2 => 0.996,
+        3 => 0.586,
         4 => 0.335,
+        5 => 0.188,
+        6 => 0.104,
+        7 => 0.057,
         _ => 0.0308,
     };
     let error = |step: f32, ks: &[usize]| -> f32 {
@@ -274,7 +315,12 @@ impl CodeList {
         let mut code = vec![0u8; code_bytes(row.len())];
         for (j, k) in ks.into_iter().enumerate() {
             let bit = j * CODE_BITS;
-            code[bit / 8] |= (k as u8) << (bit % 8);
+            let word = k << (bit % 8);
+            for (i, part) in [word as u8, (word >> 8) as u8].into_iter().enumerate() {
+                if let Some(b) = code.get_mut(bit / 8 + i) {
+                    *b |= part;
+                }
+            }
         }
         self.ids.push(id);
         self.scales.push(step);
@@ -311,17 +357,17 @@ impl CodeList {
     }
 }
 
-/// IVF over residual codes: probe the `probes` nearest lists of `centroids` (list `i` is
+/// IVF over residual codes: probe the lists of `centroids` that `probes` reads (list `i` is
 /// `lists[i]`), score their members by code and return the best `k` — what a sharded index's
 /// vector search returns.
 pub fn ivf_code_search(
     centroids: Rows<'_>,
     lists: &[CodeList],
     query: &[f32],
-    probes: usize,
+    probes: Probes,
     k: usize,
 ) -> Vec<Hit> {
-    let hits = nearest_lists(centroids, query, probes)
+    let hits = probed_lists(centroids, query, probes)
         .into_iter()
         .filter_map(|l| Some((lists.get(l as usize)?, centroids.score(l as usize, query)?)))
         .flat_map(|(list, base)| list.hits(query, base))
@@ -505,6 +551,27 @@ mod tests {
     }
 
     #[test]
+    fn probes_read_the_nearest_lists_then_those_within_the_margin() {
+        // Five centroids along a circle: cosines with the query 1, 0.95, 0.81, 0.59, 0.31.
+        let mut centroids = VectorIndex::new(0, 2);
+        for angle in [0.0f32, 0.32, 0.63, 0.94, 1.25] {
+            centroids.push(&[angle.cos(), angle.sin()]);
+        }
+        let query = [1.0, 0.0];
+        let probe =
+            |min, max, margin| probed_lists(centroids.rows(), &query, Probes { min, max, margin });
+        // The minimum, whatever the margin; then further lists within it, up to the maximum.
+        assert_eq!(probe(2, 5, 0.0), vec![0, 1]);
+        assert_eq!(probe(1, 5, 0.1), vec![0, 1]);
+        assert_eq!(probe(1, 5, 0.2), vec![0, 1, 2]);
+        assert_eq!(probe(1, 2, 0.5), vec![0, 1]);
+        assert_eq!(probe(1, 5, 2.0), vec![0, 1, 2, 3, 4]);
+        assert_eq!(probe(4, 4, 0.0), nearest_lists(centroids.rows(), &query, 4));
+        assert_eq!(probe(0, 5, 0.0), vec![0]);
+        assert!(probe(0, 0, 1.0).is_empty());
+    }
+
+    #[test]
     fn binary_with_every_candidate_rescored_is_brute_force() {
         let vi = vectors(300, 70);
         let codes = sign_codes(vi.rows());
@@ -638,7 +705,7 @@ mod tests {
         let mut found = 0;
         for q in 0..20 {
             let query = unit(vector(3000 + q, 24));
-            let all = ivf_code_search(centroids.rows(), &codes, &query, 7, 50);
+            let all = ivf_code_search(centroids.rows(), &codes, &query, Probes::fixed(7), 50);
             assert_eq!(all.len(), 50);
             let exact: Vec<u32> = brute(&vi, &query, 10).iter().map(|h| h.fragment).collect();
             found += all.iter().filter(|h| exact.contains(&h.fragment)).count();
@@ -694,7 +761,8 @@ mod tests {
             let codes = sign_codes(rows);
             let _ = hamming_candidates(&codes, dims, &query, k);
             let list = CodeList { ids: ids.clone(), scales: scales.clone(), codes: data.iter().map(|&v| v as u8).collect() };
-            let _ = ivf_code_search(rows, &[list], &query, k, k);
+            let _ = ivf_code_search(rows, &[list], &query, Probes::fixed(k), k);
+            let _ = probed_lists(rows, &query, Probes { min: k / 2, max: k, margin: 0.1 });
         }
     }
 }

@@ -9,19 +9,21 @@
 //! |---|---|---|
 //! | manifest | `ONRMANIF` | [`Manifest`]: pages (their sizes and kinds), statistics, IVF centroids, hints, the shard list |
 //! | postings shard `p-` | `ONRSHARD` | the postings of a run of terms (`first..next first`), and the BM25 length of every fragment they name |
-//! | text shard `t-` | `ONRSHARD` | the fragments of a run of whole pages (`first..next first`), with their int8 vectors, and those pages' path, URL, title and themes |
+//! | text shard `t-` | `ONRSHARD` | the fragments of a run of whole pages (`first..next first`), those pages' path, URL, title and themes, and the checksum of the run's vector rows |
 //! | vector shard `v-` | `ONRSHARD` | the members of one IVF list: fragment ids, one step each and their residual codes (`ann::CodeList`) |
+//! | vector rows `r-` | `ONRSHARD` | the int8 vectors of one text shard's fragments (one scale and `dims` values each); named by that text shard, not listed in the manifest |
 //!
 //! Nothing in the manifest grows with the fragment count but a few bytes per page (its fragment
 //! count, language, kind and collection; the rest of its record travels with its text, where
 //! citations read it, since that was most of a large site's manifest): a question reads BM25
-//! lengths beside the postings it fetched, and vectors from the [`PROBES`] lists whose centroids
-//! are nearest its vector (IVF: `ann.rs`; the build trains the lists, `build-index`'s `ivf.rs`).
+//! lengths beside the postings it fetched, and vectors from the lists whose centroids are
+//! nearest its vector ([`PROBES`]) (IVF: `ann.rs`; the build trains the lists, `build-index`'s `ivf.rs`).
 //! A list holds one code per member: its residual from the centroid quantized to
 //! `ann::CODE_BITS` bits a dimension on a uniform grid, with one step (scale) per member
 //! (`ann::CodeList`), `CODE_BITS`/8 of an int8 row; vector search ranks by the codes (centroid
 //! cosine + Σ query × dequantized residual), and the meaning gate reads the exact int8 vectors
-//! that come with the text shards. With 8 bits (the setting: fewer bits lost recall@5 on some
+//! of the few fragments it weighs from their text shards' vector rows (format 8: they were in
+//! the text shards, a third of their gzip bytes, when a question reads one to three). With 8 bits (the setting: fewer bits lost recall@5 on some
 //! eval set's dev half, see `ann::CODE_BITS`) a list is as large as its int8 rows: over 4,504
 //! fragments a cold question fetches a median of 139 KB gz of lists (1 bit: 25 KB, 2: 41 KB,
 //! 4: 71 KB; `eval --example shard_bytes`).
@@ -31,19 +33,20 @@
 //! (de)compressor: the browser gunzips with `DecompressionStream`, native readers in their
 //! adapter, `onrecord-files`).
 //!
-//! A shard's file name is `p-`, `t-` or `v-` and the CRC-32 in its header (over its
-//! uncompressed header and payload, the checksum [`Manifest`] lists) in hex, with `.onr`:
-//! named by content, so a host may cache it forever, and a shard from another build, or a
-//! changed one, has another name (the rare CRC collision is still refused: the header's corpus
-//! hash names the build). [`ShardedIndex`] takes a shard only when its header's corpus hash and
-//! checksum are the ones the manifest lists.
+//! A shard's file name is `p-`, `t-`, `v-` or `r-` and the CRC-32 in its header (over its
+//! uncompressed header and payload, the checksum [`Manifest`] lists, or for vector rows the
+//! text shard naming them) in hex, with `.onr`: named by content, so a host may cache it
+//! forever, and a shard from another build, or a changed one, has another name (the rare CRC
+//! collision is still refused: the header's corpus hash names the build). Text shards whose
+//! rows are identical (copied pages) name one file. [`ShardedIndex`] takes a shard only when its
+//! header's corpus hash and checksum are the ones the manifest (or the text shard) lists.
 //! Fragment ids are the whole index's, so citations, quote checks and the proxy's ids keep
 //! their meaning.
 //!
 //! Answering is two-phase (or three): [`ShardedIndex::index`] answers `ask` with what it has;
 //! every read it could not answer notes a shard ([`ShardedIndex::needed`]): first the postings
 //! shards of the question's words and the vector lists nearest its vector, then the text shards
-//! of the candidates' pages. The caller fetches them, adds them and asks again, until nothing
+//! of the candidates' pages, then the vector rows of the fragments the meaning gate weighs. The caller fetches them, adds them and asks again, until nothing
 //! is needed; then each read returned what the whole index would have (vector search: what
 //! IVF over the probed lists' codes returns), and so does the answer.
 
@@ -52,7 +55,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ann::{CodeList, code_bytes};
+use crate::ann::{CodeList, Probes, code_bytes};
 use crate::collection::Collection;
 use crate::format::{
     DecodeError, Doc, EncodeError, Fragment, Index, IndexSettings, RoutingHint, ShardVectors,
@@ -65,13 +68,26 @@ pub const MANIFEST_MAGIC: [u8; 8] = *b"ONRMANIF";
 /// The first eight bytes of a shard.
 pub const SHARD_MAGIC: [u8; 8] = *b"ONRSHARD";
 
-/// The version of the sharded layout's files (manifest and shards). 7: vector lists carry
+/// The version of the sharded layout's files (manifest and shards). 8: a text shard's int8
+/// vectors are a shard of their own (`r-`), named by the text shard; 7: vector lists carry
 /// residual codes of `ann::CODE_BITS` bits a dimension, not int8 rows.
-pub const SHARD_FORMAT_VERSION: u32 = 7;
+pub const SHARD_FORMAT_VERSION: u32 = 8;
 
-/// How many IVF lists a question's vector search reads: the lists whose centroids are nearest
-/// its vector. 16 lost no recall@5 on any eval set with √n lists (`eval/results/ann.md`).
-pub const PROBES: usize = 16;
+/// Which IVF lists a question's vector search reads ([`Probes`]): the 8 whose centroids are
+/// nearest its vector, then further ones, 16 in all at most, whose centroid's cosine is within
+/// 0.22 of the nearest's. Chosen on the eval sets' dev halves (`eval --cross
+/// --sharded-same-knobs`, against 16 lists always, which lost no recall@5 against brute force
+/// with √n lists, `eval/results/ann.md`): margins of 0.22, 0.23 and 0.25 lost nothing on any dev
+/// half (and left recall@5, MRR and balanced accuracy equal on every test half), 0.2 lost a
+/// Black question (−3.0 points of recall@5), so did a minimum of 10 with 0.2, and 8 lists always
+/// lose one on rustc-dev-guide (`eval/results/ann.md`). Over the joined 4,504 fragments a
+/// question reads a median of 95 KB of lists instead of 139 (p95 155 KB; 0.2: 82 KB, 0.25: 118
+/// KB; `eval --example shard_bytes`).
+pub const PROBES: Probes = Probes {
+    min: 8,
+    max: 16,
+    margin: 0.22,
+};
 
 /// How large shards grow: a shard is closed once its payload reaches the target, so each is
 /// about that size (a page's fragments are never split, nor a term's postings).
@@ -87,16 +103,20 @@ pub struct ShardSizes {
 }
 
 impl ShardSizes {
-    /// What `build-index` uses unless told otherwise. Shards of 4 KB: over express,
-    /// rust-reference and rustc-dev-guide joined (4,504 fragments, with vectors, gzip) a cold
-    /// question fetches a median of 288 KB (p95 387 KB) with 4 KB shards, against 427 KB (609)
-    /// with 16 KB, 340 KB (474) with 8 KB and 258 KB (336) with 2 KB, about 32 shards a
-    /// question in each case (`eval --example shard_bytes -- --joined --postings N --text N`);
-    /// below 4 KB the saving is small and the files many. Below the threshold the demo (110 KB
-    /// with vectors) stays one file.
+    /// What `build-index` uses unless told otherwise. Postings shards of 1 KB and text shards
+    /// of 2 KB: over express, rust-reference and rustc-dev-guide joined (4,504 fragments, with
+    /// vectors, gzip; `eval --example shard_bytes -- --joined --postings N --text N`, format 8)
+    /// a cold question fetches a median of 211 KB (p95 252 KB), against 233 (293) with 4 KB
+    /// shards of both, 216 (265) with 2 KB of both, 229 (289) with 4 KB postings and 2 KB text,
+    /// and 210 (252) with 512-byte postings (whose manifest is 3 KB larger): a question's words
+    /// fetch postings mostly of other words, so small postings shards save most, while a
+    /// question reads whole pages of text. Over 103,592 fragments the manifest is 114 KB
+    /// instead of 93 KB with 4 KB shards, and a question the same (860 KB against 859).
+    /// (Format 6, 4 KB shards: 288 KB, 387 at p95; 16 KB: 427 KB; 8 KB: 340 KB.) Below the
+    /// threshold the demo (110 KB with vectors) stays one file.
     pub const STANDARD: ShardSizes = ShardSizes {
-        postings: 4 * 1024,
-        text: 4 * 1024,
+        postings: 1024,
+        text: 2 * 1024,
         threshold: 512 * 1024,
     };
 }
@@ -159,15 +179,18 @@ enum ShardBody {
         terms: Vec<TermPostings>,
         lengths: Vec<(u32, u32)>,
     },
-    /// The fragments of a run of whole pages, in id order, and their vectors (one scale and
-    /// `dims` values each; none without vectors), so a candidate's meaning needs no list; and
-    /// the whole records of the pages that start in the run ([`pages_in`]).
+    /// The fragments of a run of whole pages, in id order, the whole records of the pages that
+    /// start in the run ([`pages_in`]), and the checksum of the shard with the run's int8
+    /// vectors ([`ShardBody::Rows`]; 0 for an index without vectors).
     Text {
         docs: Vec<Doc>,
         fragments: Vec<Fragment>,
-        scales: Vec<f32>,
-        data: Vec<i8>,
+        rows: u32,
     },
+    /// The int8 vectors of one text shard's fragments, in id order (one scale and `dims` values
+    /// each): what the meaning gate reads of the few fragments it weighs, so a text shard
+    /// fetched for its text does not carry them.
+    Rows { scales: Vec<f32>, data: Vec<i8> },
     /// One IVF list: its members' ids, ascending, one step each and their residual codes,
     /// `ann::code_bytes(dims)` bytes a member (`ann::CodeList`).
     Vectors {
@@ -246,15 +269,29 @@ impl Index {
         let mut texts = Vec::new();
         let mut first = 0u32;
         let page_starts = page_starts(&self.docs);
+        let mut row_shards = Vec::new();
+        let mut row_sums = std::collections::BTreeSet::new();
         for run in runs(&self.fragments, sizes.text, |f| f.position == 0)? {
             let end = first + run.len() as u32;
-            let (scales, data) = rows(&mut (first..end));
+            let rows = match self.vectors {
+                Some(_) => {
+                    let (scales, data) = rows(&mut (first..end));
+                    let body = ShardBody::Rows { scales, data };
+                    let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, corpus_hash, &body)?;
+                    let sum = file_checksum(&bytes);
+                    // Identical rows (copied pages) are one file.
+                    if row_sums.insert(sum) {
+                        row_shards.push((shard_name('r', sum), bytes));
+                    }
+                    sum
+                }
+                None => 0,
+            };
             let docs = pages_in(&page_starts, first, end, end as usize == n_frags);
             let body = ShardBody::Text {
                 docs: self.docs.get(docs).unwrap_or_default().to_vec(),
                 fragments: run.to_vec(),
-                scales,
-                data,
+                rows,
             };
             let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, corpus_hash, &body)?;
             let sum = file_checksum(&bytes);
@@ -306,6 +343,7 @@ impl Index {
             list_sums.push(sum);
             shards.push((shard_name('v', sum), bytes));
         }
+        shards.extend(row_shards);
         let manifest = Manifest {
             corpus_hash,
             default_lang: self.default_lang,
@@ -475,7 +513,8 @@ pub struct ShardError {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ShardErrorKind {
-    /// The manifest lists no shard of that name.
+    /// The manifest lists no shard of that name, nor does a text shard taken so far (vector
+    /// rows are named by their text shard).
     NotInManifest,
     /// The file does not read as a shard: cut off, corrupt, another format version.
     Decode(DecodeError),
@@ -494,7 +533,10 @@ impl fmt::Display for ShardError {
         let name = &self.name;
         match &self.kind {
             ShardErrorKind::NotInManifest => {
-                write!(f, "index shard {name} is not in this index's manifest")
+                write!(
+                    f,
+                    "index shard {name} is not in this index's manifest (nor named by a text shard taken so far)"
+                )
             }
             ShardErrorKind::Decode(e) => {
                 write!(f, "index shard {name}: ")?;
@@ -546,9 +588,11 @@ impl std::error::Error for ManifestError {}
 #[derive(Debug, Clone)]
 pub struct ShardedIndex {
     index: Index,
-    /// Every shard's name, postings shards first (a shard's place is its slot).
+    /// Every shard's name, postings shards first (a shard's place is its slot): postings, text,
+    /// vector lists, then (with vectors) each text shard's vector rows, whose names are empty
+    /// until their text shard is in.
     names: Vec<String>,
-    /// Every shard's checksum, in the same order.
+    /// Every shard's checksum, in the same order (0 for rows not named yet).
     checksums: Vec<u32>,
 }
 
@@ -609,12 +653,19 @@ impl ShardedIndex {
         if sorted.windows(2).any(|w| w[0] == w[1]) {
             return Err(DecodeError::Invalid("two shards have the same name"));
         }
+        // Each text shard's vector rows: named by the text shard once it is in.
+        let n_rows = if vectors.is_some() { m.texts.len() } else { 0 };
+        let names: Vec<String> = names
+            .into_iter()
+            .chain(std::iter::repeat_n(String::new(), n_rows))
+            .collect();
         let checksums: Vec<u32> = m
             .postings
             .iter()
             .map(|p| p.1)
             .chain(m.texts.iter().map(|t| t.1))
             .chain(m.lists.iter().copied())
+            .chain(std::iter::repeat_n(0, n_rows))
             .collect();
         let page_starts = page_starts(&m.docs);
         let sharding = Sharding {
@@ -663,9 +714,33 @@ impl ShardedIndex {
         self.index
     }
 
-    /// Every shard's file name: postings shards, text shards, vector shards.
-    pub fn shard_names(&self) -> &[String] {
-        &self.names
+    /// Every shard's file name known so far: the postings shards, text shards and vector lists
+    /// the manifest lists, then the vector rows named by the text shards taken.
+    pub fn shard_names(&self) -> Vec<String> {
+        self.names
+            .iter()
+            .filter(|n| !n.is_empty())
+            .cloned()
+            .collect()
+    }
+
+    /// The shards known so far ([`ShardedIndex::shard_names`]) and not taken yet, each once: a
+    /// reader that loads every shard takes these until none is left (vector rows become known
+    /// as their text shards are taken).
+    pub fn missing_shards(&self) -> Vec<String> {
+        let loaded = self.index.sharding.as_ref().map(|s| &s.loaded[..]);
+        let mut res: Vec<String> = self
+            .names
+            .iter()
+            .enumerate()
+            .filter(|(slot, n)| {
+                !n.is_empty() && loaded.is_none_or(|l| l.get(*slot) == Some(&false))
+            })
+            .map(|(_, n)| n.clone())
+            .collect();
+        res.sort_unstable();
+        res.dedup();
+        res
     }
 
     /// The shards that reads since the last call needed and did not find, by file name: fetch
@@ -675,13 +750,14 @@ impl ShardedIndex {
         let Some(sharding) = &self.index.sharding else {
             return Vec::new();
         };
-        sharding
-            .missed
-            .iter()
-            .zip(&self.names)
-            .filter(|(missed, _)| missed.swap(false, Ordering::Relaxed))
-            .map(|(_, name)| name.clone())
-            .collect()
+        let mut res: Vec<String> = Vec::new();
+        for (missed, name) in sharding.missed.iter().zip(&self.names) {
+            // Identical rows (of identical pages) are one file under one name.
+            if missed.swap(false, Ordering::Relaxed) && !name.is_empty() && !res.contains(name) {
+                res.push(name.clone());
+            }
+        }
+        res
     }
 
     /// Runs `question` (e.g. `|index| ask(index, …)`) until its reads miss nothing, fetching
@@ -717,11 +793,26 @@ impl ShardedIndex {
             name: name.to_owned(),
             kind,
         };
-        let slot = self
-            .names
+        // The slot of that name, one not taken yet if there is one (text shards with identical
+        // vector rows name one file).
+        let taken = |slot: usize| {
+            let sharding = self.index.sharding.as_deref();
+            sharding.is_none_or(|s| s.loaded.get(slot) != Some(&false))
+        };
+        let named: Vec<usize> = (0..self.names.len())
+            .filter(|&s| {
+                self.names
+                    .get(s)
+                    .is_some_and(|n| !n.is_empty() && n == name)
+            })
+            .collect();
+        let slot = named
             .iter()
-            .position(|n| n == name)
+            .copied()
+            .find(|&s| !taken(s))
+            .or(named.first().copied())
             .ok_or(error(ShardErrorKind::NotInManifest))?;
+        let open: Vec<usize> = named.into_iter().filter(|&s| !taken(s)).collect();
         let (body, corpus_hash, checksum): (ShardBody, _, _) =
             unframe(bytes, &SHARD_MAGIC, SHARD_FORMAT_VERSION)
                 .map_err(|e| error(ShardErrorKind::Decode(e)))?;
@@ -740,7 +831,10 @@ impl ShardedIndex {
         }
         let n_postings = sharding.postings_first.len();
         let n_texts = sharding.text_first.len();
+        let n_lists = sharding.vectors.as_ref().map_or(0, |v| v.lists.len());
+        let rows_from = n_postings + n_texts + n_lists;
         let n_frags = sharding.lengths.len();
+        let mut slots = vec![slot];
         match body {
             ShardBody::Postings {
                 mut terms,
@@ -789,8 +883,7 @@ impl ShardedIndex {
             ShardBody::Text {
                 docs,
                 fragments,
-                scales,
-                data,
+                rows,
             } if (n_postings..n_postings + n_texts).contains(&slot) => {
                 let text = slot - n_postings;
                 let first = sharding.text_first.get(text).copied().unwrap_or(0);
@@ -823,11 +916,12 @@ impl ShardedIndex {
                         "its pages differ from the manifest's",
                     )));
                 }
-                let ids = (first..).take(fragments.len());
-                let has_vectors = sharding.vectors.is_some();
-                if has_vectors || !scales.is_empty() || !data.is_empty() {
-                    put_rows(&mut sharding.vectors, ids.clone(), scales, data)
-                        .map_err(|what| error(ShardErrorKind::Invalid(what)))?;
+                let fragments_len = fragments.len();
+                let ids = (first..).take(fragments_len);
+                if sharding.vectors.is_some() != (rows != 0) {
+                    return Err(error(ShardErrorKind::Invalid(
+                        "it names vector rows, and the index has no vectors, or the reverse",
+                    )));
                 }
                 let lengths = ids.clone().zip(fragments.iter().map(|f| f.n_terms));
                 set_lengths(&mut sharding.lengths, lengths)
@@ -838,8 +932,33 @@ impl ShardedIndex {
                 if let Some(slots) = index.docs.get_mut(pages) {
                     slots.clone_from_slice(&docs);
                 }
+                if rows != 0 {
+                    let name = shard_name('r', rows);
+                    // Rows taken already for another text shard (identical pages): shared.
+                    let same = (rows_from..self.names.len()).find(|&s| {
+                        self.names.get(s) == Some(&name) && sharding.loaded.get(s) == Some(&true)
+                    });
+                    let slot = rows_from + text;
+                    if let (Some(n), Some(sum)) =
+                        (self.names.get_mut(slot), self.checksums.get_mut(slot))
+                    {
+                        *n = name;
+                        *sum = rows;
+                    }
+                    if let (Some(same), Some(v)) = (same, sharding.vectors.as_deref_mut()) {
+                        let from = sharding.text_first.get(same - rows_from).copied();
+                        let shared = from.map(|from| share_rows(v, from, first, fragments_len));
+                        if shared == Some(true)
+                            && let Some(loaded) = sharding.loaded.get_mut(slot)
+                        {
+                            *loaded = true;
+                        }
+                    }
+                }
             }
-            ShardBody::Vectors { ids, scales, codes } if slot >= n_postings + n_texts => {
+            ShardBody::Vectors { ids, scales, codes }
+                if (n_postings + n_texts..rows_from).contains(&slot) =>
+            {
                 if ids.windows(2).any(|w| w[0] >= w[1])
                     || ids.last().is_some_and(|&id| id as usize >= n_frags)
                 {
@@ -869,14 +988,41 @@ impl ShardedIndex {
                     *list = CodeList { ids, scales, codes };
                 }
             }
+            ShardBody::Rows { scales, data } if slot >= rows_from => {
+                // The fragments of each text shard that names these rows.
+                let ranges: Vec<std::ops::Range<u32>> = open
+                    .iter()
+                    .map(|&s| {
+                        let text = s - rows_from;
+                        let first = sharding.text_first.get(text).copied().unwrap_or(0);
+                        let end = sharding
+                            .text_first
+                            .get(text + 1)
+                            .map_or(n_frags as u32, |&n| n);
+                        first..end.max(first)
+                    })
+                    .collect();
+                if ranges.iter().any(|r| r.len() != scales.len()) {
+                    return Err(error(ShardErrorKind::Invalid(
+                        "its vectors do not match its fragments",
+                    )));
+                }
+                for range in ranges {
+                    put_rows(&mut sharding.vectors, range, &scales, &data)
+                        .map_err(|what| error(ShardErrorKind::Invalid(what)))?;
+                }
+                slots = open;
+            }
             _ => {
                 return Err(error(ShardErrorKind::Invalid(
                     "it is another kind of shard than its name says",
                 )));
             }
         }
-        if let Some(loaded) = sharding.loaded.get_mut(slot) {
-            *loaded = true;
+        for s in slots {
+            if let Some(loaded) = sharding.loaded.get_mut(s) {
+                *loaded = true;
+            }
         }
         Ok(())
     }
@@ -897,13 +1043,38 @@ fn set_lengths(
     Ok(())
 }
 
+/// Points the `n` fragments from `to` at the rows of the `n` fragments from `from` (whose rows
+/// file is the same); false, changing nothing, unless every one of those has its row.
+fn share_rows(v: &mut ShardVectors, from: u32, to: u32, n: usize) -> bool {
+    let rows: Option<Vec<u32>> = (from..)
+        .take(n)
+        .map(|id| v.row_of.get(id as usize).copied().filter(|&r| r != UNKNOWN))
+        .collect();
+    let fits = (to as usize)
+        .checked_add(n)
+        .is_some_and(|end| end <= v.row_of.len());
+    match rows {
+        Some(rows) if fits && rows.len() == n => {
+            for (id, row) in (to..).zip(rows) {
+                if let Some(r) = v.row_of.get_mut(id as usize)
+                    && *r == UNKNOWN
+                {
+                    *r = row;
+                }
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Adds the rows of fragments `ids` (one scale and `dims` values each) to the fetched vectors;
 /// rows already there are kept.
 fn put_rows(
     vectors: &mut Option<Box<ShardVectors>>,
     ids: impl Iterator<Item = u32> + Clone,
-    scales: Vec<f32>,
-    data: Vec<i8>,
+    scales: &[f32],
+    data: &[i8],
 ) -> Result<(), &'static str> {
     let Some(v) = vectors.as_deref_mut() else {
         return Err("it holds vectors, and the index has none");
@@ -923,7 +1094,7 @@ fn put_rows(
             Some(_) => continue,
             None => return Err("a vector names a missing fragment"),
         }
-        v.rows.scales.push(scale);
+        v.rows.scales.push(*scale);
         v.rows.data.extend_from_slice(row);
     }
     Ok(())
@@ -1014,8 +1185,11 @@ mod tests {
     fn add_as_list(files: &ShardedFiles, body: &ShardBody) -> Result<(), ShardError> {
         let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
         let bytes = frame(&SHARD_MAGIC, SHARD_FORMAT_VERSION, [3; 32], body).unwrap();
-        let slot = sharded.names.len() - 1;
-        assert!(sharded.names[slot].starts_with("v-"));
+        let slot = sharded
+            .names
+            .iter()
+            .rposition(|n| n.starts_with("v-"))
+            .unwrap();
         sharded.checksums[slot] = file_checksum(&bytes);
         let name = sharded.names[slot].clone();
         sharded.add_shard(&name, &bytes)
@@ -1060,8 +1234,7 @@ mod tests {
             ShardBody::Text {
                 docs: Vec::new(),
                 fragments: Vec::new(),
-                scales: Vec::new(),
-                data: Vec::new(),
+                rows: 0,
             },
             "another kind of shard",
         );

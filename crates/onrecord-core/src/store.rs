@@ -10,7 +10,7 @@
 //! The seam is one concrete type rather than a trait: the answer path is most of the wasm
 //! module, and a trait would compile it once per store.
 
-use crate::ann::nearest_lists;
+use crate::ann::probed_lists;
 use crate::bm25::Hit;
 use crate::collection::Collection;
 use crate::format::{Doc, Fragment, Index, RoutingHint, Sharding, TermPostings, UNKNOWN};
@@ -187,9 +187,9 @@ impl Index {
         };
         let v = s.vectors.as_ref()?;
         match v.row_of.get(frag as usize) {
-            // A text shard carries its fragments' vectors.
+            // Each text shard names the shard of its fragments' vectors.
             Some(&UNKNOWN) => {
-                s.want_fragment(frag);
+                s.want_rows(frag);
                 None
             }
             Some(&row) => v.rows.rows().row(row as usize),
@@ -198,8 +198,8 @@ impl Index {
     }
 
     /// What a question's vector search ranks: `None` for every fragment by its int8 vector (a
-    /// whole index), or, for a sharded index, the members of the [`PROBES`] lists whose
-    /// centroids are nearest `query`, scored by their residual codes (lists not fetched yet are
+    /// whole index), or, for a sharded index, the members of the lists [`PROBES`] reads (those
+    /// whose centroids are nearest `query`), scored by their residual codes (lists not fetched yet are
     /// noted as needed).
     pub fn vector_candidates(&self, query: &[f32]) -> Option<Vec<Hit>> {
         let s = self.sharding.as_ref()?;
@@ -207,7 +207,7 @@ impl Index {
             return Some(Vec::new());
         };
         let mut hits = Vec::new();
-        for list in nearest_lists(v.centroids.rows(), query, PROBES) {
+        for list in probed_lists(v.centroids.rows(), query, PROBES) {
             let slot = s.postings_first.len() + s.text_first.len() + list as usize;
             let base = v.centroids.rows().score(list as usize, query);
             match (v.lists.get(list as usize), base) {
@@ -252,6 +252,24 @@ impl Sharding {
             && let Some(slot) = self.text_first.partition_point(|&f| f <= id).checked_sub(1)
         {
             self.want(self.postings_first.len() + slot);
+        }
+    }
+
+    /// Notes the shard of fragment `id`'s vector: the rows its text shard names, or that text
+    /// shard first (the rows' name is in it).
+    #[inline(never)]
+    fn want_rows(&self, id: u32) {
+        if (id as usize) < self.lengths.len()
+            && let Some(text) = self.text_first.partition_point(|&f| f <= id).checked_sub(1)
+        {
+            let text_slot = self.postings_first.len() + text;
+            if self.loaded.get(text_slot) == Some(&true) {
+                let lists = self.vectors.as_ref().map_or(0, |v| v.lists.len());
+                // Slots: postings, text, lists, then each text shard's rows.
+                self.want(self.postings_first.len() + self.text_first.len() + lists + text);
+            } else {
+                self.want(text_slot);
+            }
         }
     }
 

@@ -1,7 +1,7 @@
 //! The sharded layout: golden files, on-demand answering identical to the whole index, and
 //! shards that are cut off, corrupt, of another version or of another build.
 
-use onrecord_core::ann::{CodeList, ivf_code_search};
+use onrecord_core::ann::{CodeList, ivf_code_search, probed_lists};
 use onrecord_core::{
     AnswerConfig, Block, DecodeError, HEADER_LEN, Index, IndexBuilder, IndexSettings, Lang,
     MANIFEST_MAGIC, PROBES, QueryModel, SHARD_FORMAT_VERSION, SHARD_MAGIC, ShardErrorKind,
@@ -347,10 +347,27 @@ fn every_shard_in_gives_the_whole_index_back() {
     let files = files();
     let whole = fixture();
     let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
-    // In reverse order: shards may come in any order.
+    // In reverse order: shards may come in any order, but vector rows only once their text
+    // shard (which names them) is in.
+    let rows = |n: &String| n.starts_with("r-");
+    assert!(files.shards.iter().any(|(n, _)| rows(n)));
     for (name, bytes) in files.shards.iter().rev() {
-        sharded.add_shard(name, bytes).unwrap();
+        let taken = sharded.add_shard(name, bytes);
+        if rows(name) {
+            assert_eq!(taken.unwrap_err().kind, ShardErrorKind::NotInManifest);
+        } else {
+            taken.unwrap();
+        }
     }
+    let missing = sharded.missing_shards();
+    assert!(
+        !missing.is_empty() && missing.iter().all(rows),
+        "{missing:?}"
+    );
+    for name in missing {
+        sharded.add_shard(&name, shard(&files, &name)).unwrap();
+    }
+    assert!(sharded.missing_shards().is_empty());
     let index = sharded.index();
     assert_eq!(index.fragments, whole.fragments);
     assert_eq!(index.terms, whole.terms);
@@ -388,6 +405,124 @@ fn page_records_travel_with_their_text() {
         .add_shard(&needed[0], shard(&files, &needed[0]))
         .unwrap();
     assert_eq!(sharded.index().doc(2), Some(&whole.docs[2]));
+    assert!(sharded.needed().is_empty());
+}
+
+/// A text shard carries no vectors: it names the shard of its fragments' int8 vectors, which
+/// a question fetches only for the fragments the meaning gate weighs; a lexical question never.
+#[test]
+fn vector_rows_travel_apart_from_their_text() {
+    let files = files();
+    let whole = fixture();
+    let rows: Vec<&(String, Vec<u8>)> = files
+        .shards
+        .iter()
+        .filter(|(n, _)| n.starts_with("r-"))
+        .collect();
+    let texts = files
+        .shards
+        .iter()
+        .filter(|(n, _)| n.starts_with("t-"))
+        .count();
+    assert_eq!(rows.len(), texts);
+    // Every row shard is `dims` bytes and a scale a fragment, and holds its text shard's.
+    let dims = whole.vector_space().unwrap().1;
+    let row_bytes: usize = rows.iter().map(|(_, b)| b.len() - HEADER_LEN).sum();
+    assert!(
+        row_bytes >= whole.fragments.len() * (dims + 4),
+        "{row_bytes}"
+    );
+    let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+    let id = whole.fragment_count() - 1;
+    assert_eq!(sharded.index().vector(id), None);
+    // First the text shard, which names the rows, then the rows.
+    let needed = sharded.needed();
+    assert_eq!(needed.len(), 1);
+    assert!(needed[0].starts_with("t-"), "{needed:?}");
+    let (rows_name, rows_bytes) = rows.last().unwrap();
+    let err = sharded.add_shard(rows_name, rows_bytes).unwrap_err();
+    assert_eq!(err.kind, ShardErrorKind::NotInManifest);
+    assert!(err.to_string().contains("named by a text shard"), "{err}");
+    sharded
+        .add_shard(&needed[0], shard(&files, &needed[0]))
+        .unwrap();
+    assert_eq!(sharded.index().vector(id), None);
+    assert_eq!(sharded.needed(), vec![rows_name.clone()]);
+    // Another text shard's rows are not these.
+    let (other, other_bytes) = rows.first().unwrap();
+    assert_ne!(other, rows_name);
+    assert!(sharded.add_shard(rows_name, other_bytes).is_err());
+    sharded.add_shard(rows_name, rows_bytes).unwrap();
+    assert_eq!(sharded.index().vector(id), whole.vector(id));
+    assert!(sharded.needed().is_empty());
+    // A lexical question reads no vector: it fetches no rows.
+    for question in QUESTIONS {
+        let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+        sharded
+            .complete(
+                |index| ask(index, None, question, &AnswerConfig::DEFAULT),
+                |name| {
+                    assert!(!name.starts_with("r-"), "{question}: {name}");
+                    Some(shard(&files, name).to_vec())
+                },
+            )
+            .unwrap();
+    }
+}
+
+/// Text shards whose fragments have identical vectors (a site's copied pages) name one rows
+/// file; it fills each text shard's fragments, whether it came before or after that text shard,
+/// and is taken once.
+#[test]
+fn identical_rows_are_one_file_for_every_text_shard_naming_them() {
+    let mut whole = fixture();
+    let n = whole.fragments.len();
+    let mut vectors = VectorIndex::new(0xfeed_beef, 4);
+    for _ in 0..n {
+        vectors.push(&[1.0, 2.0, -0.5, 0.25]);
+    }
+    whole.vectors = Some(vectors);
+    let files = whole.to_shards(HASH, TINY).unwrap();
+    let names: Vec<&String> = files.shards.iter().map(|(n, _)| n).collect();
+    let mut unique = names.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), names.len(), "each file is written once");
+    let texts: Vec<&String> = names
+        .iter()
+        .copied()
+        .filter(|n| n.starts_with("t-"))
+        .collect();
+    let rows = names.iter().filter(|n| n.starts_with("r-")).count();
+    assert!(rows < texts.len(), "{rows} rows for {} texts", texts.len());
+    // Every fragment's vector, whatever order the text shards come in.
+    let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+    let mut taken = Vec::new();
+    for text in &texts {
+        sharded.add_shard(text, shard(&files, text)).unwrap();
+        let missing = sharded.missing_shards().into_iter();
+        for name in missing.filter(|n| n.starts_with("r-")) {
+            sharded.add_shard(&name, shard(&files, &name)).unwrap();
+            taken.push(name);
+        }
+        for id in 0..n as u32 {
+            if sharded.index().fragment(id).is_some() {
+                assert_eq!(sharded.index().vector(id), whole.vector(id), "{id}");
+            }
+        }
+    }
+    // Each rows file was taken once: a text shard naming rows already in shares them.
+    assert_eq!(taken.len(), rows, "{taken:?}");
+    assert!(
+        sharded
+            .missing_shards()
+            .iter()
+            .all(|n| !n.starts_with("t-"))
+    );
+    let _ = sharded.needed();
+    for id in 0..n as u32 {
+        assert_eq!(sharded.index().vector(id), whole.vector(id), "{id}");
+    }
     assert!(sharded.needed().is_empty());
 }
 
@@ -462,12 +597,13 @@ fn ivf_fixture(n: usize, n_lists: usize) -> (Index, VectorLists) {
     (index, VectorLists { centroids, members })
 }
 
-/// With more lists than [`PROBES`], a sharded index's vector search fetches the probed lists
-/// only and returns what IVF over their residual codes returns; with fewer, every list and brute
-/// force over every fragment's code.
+/// With more lists than [`PROBES`] reads, a sharded index's vector search fetches the probed
+/// lists only (at least `PROBES.min`, at most `PROBES.max`, as `probed_lists` picks them) and
+/// returns what IVF over their residual codes returns; with no more than `PROBES.min`, every
+/// list and brute force over every fragment's code.
 #[test]
 fn vector_search_reads_the_probed_lists_only() {
-    for n_lists in [PROBES * 2, PROBES / 2] {
+    for n_lists in [PROBES.max * 2, PROBES.min / 2] {
         let (whole, lists) = ivf_fixture(60, n_lists);
         let files = whole.to_shards_with(HASH, TINY, Some(&lists)).unwrap();
         let vectors = whole.vectors.as_ref().unwrap();
@@ -500,7 +636,9 @@ fn vector_search_reads_the_probed_lists_only() {
             );
             let needed = sharded.needed();
             assert!(needed.iter().all(|n| n.starts_with("v-")), "{needed:?}");
-            assert_eq!(needed.len(), PROBES.min(n_lists));
+            let probed = probed_lists(lists.centroids.rows(), &query, PROBES);
+            assert_eq!(needed.len(), probed.len());
+            assert!(probed.len() >= PROBES.min.min(n_lists) && probed.len() <= PROBES.max);
             let hits = sharded
                 .complete(
                     |index| search_vectors(index, &query, 20),
@@ -524,13 +662,13 @@ fn vector_search_reads_the_probed_lists_only() {
                     .then(a.fragment.cmp(&b.fragment))
             });
             brute.truncate(20);
-            if n_lists <= PROBES {
+            if n_lists <= PROBES.min {
                 assert_eq!(hits, brute);
             }
             differs |= hits != brute;
             assert_eq!(vectors.dims, 8);
         }
-        assert_eq!(differs, n_lists > PROBES, "{n_lists} lists");
+        assert_eq!(differs, n_lists > PROBES.max, "{n_lists} lists");
     }
 }
 
@@ -600,6 +738,10 @@ fn shards_of_another_version_are_refused_by_name() {
 fn truncated_and_corrupt_shards_are_refused_by_name() {
     let files = files();
     let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+    // The text shards name the vector rows' shards (a text shard taken is still checked).
+    for (name, bytes) in files.shards.iter().filter(|(n, _)| n.starts_with("t-")) {
+        sharded.add_shard(name, bytes).unwrap();
+    }
     for (name, bytes) in &files.shards {
         for len in 0..bytes.len() {
             let err = sharded.add_shard(name, &bytes[..len]).unwrap_err();

@@ -88,19 +88,26 @@ pub fn load_index(path: &Path) -> Result<Index> {
     let mut sharded = ShardedIndex::from_manifest(&bytes)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    for name in sharded.shard_names().to_vec() {
-        let shard = dir.join(&name);
-        if !shard.is_file() {
-            bail!(
-                "{}: the manifest lists the shard {name}, which is not in {}; copy the whole folder build-index wrote",
-                path.display(),
-                dir.display()
-            );
+    // The manifest's shards, then the vector rows their text shards name.
+    loop {
+        let missing = sharded.missing_shards();
+        if missing.is_empty() {
+            break;
         }
-        let bytes = read_file(&shard)?;
-        sharded
-            .add_shard(&name, &bytes)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", shard.display()))?;
+        for name in missing {
+            let shard = dir.join(&name);
+            if !shard.is_file() {
+                bail!(
+                    "{}: the index lists the shard {name}, which is not in {}; copy the whole folder build-index wrote",
+                    path.display(),
+                    dir.display()
+                );
+            }
+            let bytes = read_file(&shard)?;
+            sharded
+                .add_shard(&name, &bytes)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", shard.display()))?;
+        }
     }
     Ok(sharded.into_index())
 }

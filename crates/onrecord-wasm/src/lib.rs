@@ -1,13 +1,15 @@
 //! onrecord-wasm: the browser adapter. One opaque [`Engine`] handle, one export per user action.
 //!
 //! Each export decodes its input, makes one core call and encodes the output; all decisions
-//! live in `onrecord-core`. `loadEngine` and `loadQueryModel` fetch with gloo-net, which works
-//! in the page and in the engine's Web Worker (`www/onrecord-worker.js`) alike.
+//! live in `onrecord-core`. `loadEngine` and `loadQueryModel` (the default `fetch` feature)
+//! fetch with gloo-net, which works in the page and in a Web Worker alike; the widget's worker
+//! (`www/onrecord-worker.js`) fetches for itself and never calls them.
 //!
 //! With the `sharded` feature (a second bundle, `www/dist/pkg-sharded`, which the worker loads
 //! only for a sharded site) the engine also reads a manifest and takes the shards a question
 //! names (`Engine.fromManifest`, `needed`, `addShard`); the default bundle stays without that
-//! code (~11 KB gzipped, measured).
+//! code (~11 KB gzipped, measured). The sharded bundle is built without `fetch`: only the
+//! worker loads it.
 
 mod api;
 
@@ -17,6 +19,7 @@ mod api;
 #[global_allocator]
 static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
+#[cfg(feature = "fetch")]
 use gloo_net::http::Request;
 use onrecord_core::{
     AnswerConfig, FORMAT_VERSION, Index, Lang, MAX_CONTEXT_FRAGMENTS, PlainError, PlainFile,
@@ -221,17 +224,20 @@ impl Engine {
 }
 
 /// Fetches an index over HTTP and builds an engine from it.
+#[cfg(feature = "fetch")]
 #[wasm_bindgen(js_name = loadEngine)]
 pub async fn load_engine(url: String) -> Result<Engine, JsError> {
     Engine::new(&fetch(&url, "search index").await?)
 }
 
 /// Fetches a query model over HTTP.
+#[cfg(feature = "fetch")]
 #[wasm_bindgen(js_name = loadQueryModel)]
 pub async fn load_query_model(url: String) -> Result<QueryModel, JsError> {
     QueryModel::new(&fetch(&url, "query model").await?)
 }
 
+#[cfg(feature = "fetch")]
 async fn fetch(url: &str, what: &str) -> Result<Vec<u8>, JsError> {
     let response = Request::get(url)
         .send()
