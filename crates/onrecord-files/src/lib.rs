@@ -98,7 +98,7 @@ pub fn load_index(path: &Path) -> Result<Index> {
             let shard = dir.join(&name);
             if !shard.is_file() {
                 bail!(
-                    "{}: the index lists the shard {name}, which is not in {}; copy the whole folder build-index wrote",
+                    "{}: the index lists the shard {name}, which is not in {}; copy the whole folder the build wrote",
                     path.display(),
                     dir.display()
                 );
