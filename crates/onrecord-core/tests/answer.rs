@@ -351,3 +351,51 @@ fn the_quantity_word_of_how_long_is_not_searched_for() {
     let long = query_terms(&index, "Is the long battery covered?");
     assert!(long.iter().all(|t| !t.how_much));
 }
+
+/// A question about what the pages say on a subject is answered by the page that names the
+/// subject (title, themes, headings, opening sentence) and holds all of it, even where the
+/// decline model would decline; a page that only mentions the subject in passing, or lacks
+/// part of it, is no answer.
+#[test]
+fn a_topic_question_is_answered_by_the_page_about_its_subject() {
+    let mut essay = page(
+        "essays/on-listening.md",
+        "On Listening",
+        "On Listening",
+        "Most of what passes for taste is impatience. Listening means suspending the verdict. \
+         A carpenter sharpens the same chisel every morning.",
+    );
+    essay.themes = vec!["attention".into(), "criticism".into()];
+    let lyric = page(
+        "lyrics/harbor.md",
+        "Harbor Lights",
+        "Harbor Lights",
+        "Every ferry out is painted gold. The harbor lights stay on for me.",
+    );
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+    builder.name_site(&["Person A".into()]);
+    for doc in [&essay, &lyric] {
+        builder.add(doc, &chunk(doc, 800));
+    }
+    let index = Index::from_bytes(&builder.finish().to_bytes([1; 32]).unwrap()).unwrap();
+    // A decline model that declines everything: only the page about the subject answers.
+    let mut config = AnswerConfig::DEFAULT;
+    config.lexical.threshold = 1.0;
+    let answer = ask(
+        &index,
+        None,
+        "Where does Person A write about attention?",
+        &config,
+    );
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    assert_eq!(answer.quotes[0].citation.title, "On Listening");
+    assert_eq!(answer.confidence.map(|c| c.label()), Some("low"));
+    for declined in [
+        "What does Person A think about chisels?",
+        "Where does Person A write about attention to ferry timetables?",
+        "Where does Jane Doe write about attention?",
+    ] {
+        let answer = ask(&index, None, declined, &config);
+        assert_eq!(answer.mode, Mode::NotFound, "{declined}: {answer:?}");
+    }
+}

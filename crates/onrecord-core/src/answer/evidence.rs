@@ -2,7 +2,7 @@
 //! quote, and the features the decline model weighs. Nothing here decides.
 
 use super::config::{AnswerConfig, Features};
-use super::kind::{AskKind, ask_kind};
+use super::kind::{AskKind, ask_kind, topic_subject};
 use super::quote::{Pick, Preference, Wanted, pick, union, weight};
 use super::turn::Scope;
 use super::{Decline, Quote, Section, citation};
@@ -63,6 +63,9 @@ pub struct Assessment {
     /// The quotable fragments in the order the answerer weighed them, best first (set-aside
     /// pages left out): what the eval scores as the shipped retrieval.
     pub ranked: Vec<u32>,
+    /// For a question about what the pages say on a subject ([`AskKind::Topic`]): the first
+    /// quote's page is about it (see [`about_subject`]).
+    pub about_page: bool,
 }
 
 /// A fragment that competes to be quoted.
@@ -107,6 +110,7 @@ pub(super) fn assess(
         missing_on_page: Vec::new(),
         incomplete: Vec::new(),
         ranked: Vec::new(),
+        about_page: false,
     };
     if let Some(why) = bad_question {
         res.hard_decline = Some(Decline::BadQuestion(why));
@@ -300,6 +304,11 @@ pub(super) fn assess(
             )
         });
     let analyzer = Analyzer::new(lang, index.settings.stemming);
+    res.about_page = picked.first().is_some_and(|c| {
+        topic_subject(question).is_some_and(|subject| {
+            about_subject(index, c.fragment, &terms, &subject, first_page, &analyzer)
+        })
+    });
     let question_pairs = pairs(question, &analyzer, lang);
     let quote_pairs = pairs(&format!("{context}. {}", quoted.join(" ")), &analyzer, lang);
     let bigram_share = if question_pairs.is_empty() {
@@ -429,6 +438,57 @@ fn pairs(text: &str, analyzer: &Analyzer, lang: Lang) -> Vec<(String, String)> {
         .windows(2)
         .map(|w| (w[0].clone(), w[1].clone()))
         .collect()
+}
+
+/// Whether the page `start..end` (holding `fragment`) is about `subject`, the words after
+/// "about" in a topic question: it holds every one of the subject's content words (and every
+/// other word of the question is used somewhere), and its
+/// title, curated themes, the fragment's headings or the page's opening sentence name at least
+/// half of them by weight. What a page is about is what it names itself by, not what it
+/// mentions in passing (a song about staying put, an essay whose theme is attention).
+fn about_subject(
+    index: &Index,
+    fragment: &Fragment,
+    terms: &[QueryTerm],
+    subject: &[String],
+    (start, end): (u32, u32),
+    analyzer: &Analyzer,
+) -> bool {
+    let subject_terms: Vec<&QueryTerm> = terms
+        .iter()
+        .filter(|t| !t.framing && subject.contains(&t.word))
+        .collect();
+    // Who is asked about must be known too ("Person A", unless named as the site's author).
+    let known = terms.iter().all(|t| t.framing || t.in_corpus());
+    if !known
+        || subject_terms.is_empty()
+        || !subject_terms.iter().all(|t| in_range(index, t, start, end))
+    {
+        return false;
+    }
+    let doc = index.doc_of(fragment);
+    let opening = index.fragment(start).and_then(|f| {
+        let &(s, e) = f.sentences.first()?;
+        f.text.get(s as usize..e as usize)
+    });
+    let names: Vec<String> = doc
+        .map(|d| d.title.as_str())
+        .into_iter()
+        .chain(
+            doc.into_iter()
+                .flat_map(|d| d.themes.iter().map(String::as_str)),
+        )
+        .chain(fragment.heading_path.iter().map(String::as_str))
+        .chain(opening)
+        .flat_map(|text| tokens(text).map(|(_, w)| analyzer.term(&w).into_owned()))
+        .collect();
+    let total: f32 = subject_terms.iter().map(|t| t.idf).sum();
+    let named: f32 = subject_terms
+        .iter()
+        .filter(|t| names.iter().any(|n| *n == analyzer.term(&t.word)))
+        .map(|t| t.idf)
+        .sum();
+    total > 0.0 && named >= 0.5 * total
 }
 
 /// Whether the question joins several asks ("price, fee and weight"; "A oder B"): only then

@@ -2,7 +2,7 @@
 //! definition for "what is", an instruction for "how do I", a number for "how much", a reason
 //! for "why". The quote picker prefers such sentences among those that carry the question.
 
-use crate::text::{asks_how_much, tokens};
+use crate::text::{Lang, asks_how_much, is_framing, is_stopword, tokens};
 
 /// The kind of answer a question asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -18,18 +18,22 @@ pub enum AskKind {
     YesNo,
     /// "Why …?": a reason.
     Reason,
+    /// "What does she think about fame?", "What is Harbor Lights about?": what the pages say
+    /// on a subject, answered by a page about it.
+    Topic,
     /// Anything else.
     Other,
 }
 
 impl AskKind {
     /// Every kind, in a stable order (for reports).
-    pub const ALL: [AskKind; 6] = [
+    pub const ALL: [AskKind; 7] = [
         AskKind::Definition,
         AskKind::HowTo,
         AskKind::Quantity,
         AskKind::YesNo,
         AskKind::Reason,
+        AskKind::Topic,
         AskKind::Other,
     ];
 
@@ -41,6 +45,7 @@ impl AskKind {
             AskKind::Quantity => "quantity",
             AskKind::YesNo => "yes-no",
             AskKind::Reason => "reason",
+            AskKind::Topic => "topic",
             AskKind::Other => "other",
         }
     }
@@ -69,11 +74,19 @@ const DEFINING_VERBS: &[&str] = &[
     "stand",
 ];
 
+/// Words that open a question about what the pages say on a subject.
+const TOPIC_OPENERS: &[&str] = &["how", "was", "what", "where", "which", "wie", "wo"];
+/// "about": what follows names the subject.
+const ABOUT: &[&str] = &["about", "über"];
+
 /// The kind of answer `question` asks for, from its opening words (English and German).
 pub fn ask_kind(question: &str) -> AskKind {
     let words: Vec<String> = tokens(question).take(8).map(|(_, w)| w).collect();
     let word = |i: usize| words.get(i).map_or("", String::as_str);
     let (first, second) = (word(0), word(1));
+    if topic_subject(question).is_some() {
+        return AskKind::Topic;
+    }
     match first {
         "why" | "warum" | "wieso" | "weshalb" => AskKind::Reason,
         "how" if second == "come" => AskKind::Reason,
@@ -103,6 +116,34 @@ pub fn ask_kind(question: &str) -> AskKind {
     }
 }
 
+/// The subject of a question about what the pages say on it, lowercased words: after "about"
+/// when a verb of saying or thinking comes before it ("What does Person A *think* about routine
+/// and craft?" → routine, and, craft), or every word when "about" ends the question ("What is
+/// the song Harbor Lights about?"). `None` for any other question ("How do I tell the compiler
+/// about it?" names no subject: "tell" frames it, but "it" is no word of one).
+pub(crate) fn topic_subject(question: &str) -> Option<Vec<String>> {
+    let words: Vec<String> = tokens(question).map(|(_, w)| w).collect();
+    if !words
+        .first()
+        .is_some_and(|w| TOPIC_OPENERS.contains(&w.as_str()))
+    {
+        return None;
+    }
+    let about = words.iter().position(|w| ABOUT.contains(&w.as_str()))?;
+    let framed = words[..about]
+        .iter()
+        .any(|w| is_framing(w, Lang::English) || is_framing(w, Lang::German));
+    let subject: Vec<String> = if about + 1 == words.len() {
+        words[1..about].to_vec()
+    } else if framed {
+        words[about + 1..].to_vec()
+    } else {
+        return None;
+    };
+    let content = |w: &String| !is_stopword(w, Lang::English) && !is_stopword(w, Lang::German);
+    subject.iter().any(content).then_some(subject)
+}
+
 /// How well one quotable unit has the shape of the answer `kind` asks for (0 or 1).
 /// `opening`: the unit opens its section. `introduces_code`: it ends with ':' and code follows.
 pub(crate) fn shape_matches(
@@ -114,7 +155,7 @@ pub(crate) fn shape_matches(
     let lower = unit.to_lowercase();
     let has = |cues: &[&str]| cues.iter().any(|c| lower.contains(c));
     match kind {
-        AskKind::Definition => {
+        AskKind::Definition | AskKind::Topic => {
             opening
                 || has(&[
                     " is a ",
@@ -198,9 +239,33 @@ mod tests {
             ("Wie lange dauert der Versand?", AskKind::Quantity),
             ("Warum ist das so?", AskKind::Reason),
             ("Where are the logs?", AskKind::Other),
+            (
+                "What does Person A think about routine and craft?",
+                AskKind::Topic,
+            ),
+            ("What is the song Harbor Lights about?", AskKind::Topic),
+            ("Was schreibt sie über Ruhm?", AskKind::Topic),
+            ("How do I tell the compiler about it?", AskKind::HowTo),
+            ("What is known about it?", AskKind::Definition),
         ] {
             assert_eq!(ask_kind(q), kind, "{q}");
         }
+    }
+
+    #[test]
+    fn a_topic_question_names_its_subject() {
+        let subject = |q: &str| topic_subject(q).unwrap_or_default();
+        assert_eq!(
+            subject("Where does Person A write about attention?"),
+            ["attention"]
+        );
+        assert_eq!(
+            subject("What is the song Harbor Lights about?"),
+            ["is", "the", "song", "harbor", "lights"]
+        );
+        assert!(topic_subject("What do people say about it?").is_none());
+        assert!(topic_subject("It has been about three weeks, what do I say?").is_none());
+        assert!(topic_subject("What about the defaults?").is_none());
     }
 
     #[test]

@@ -361,6 +361,7 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
         meaning,
         missing_on_page,
         incomplete,
+        about_page,
         ..
     } = assessment;
     let declined = |decline: Decline| Answer {
@@ -385,7 +386,11 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
     } else {
         &config.lexical
     };
-    if !model.reaches(&features, model.threshold) || quotes.is_empty() {
+    // A topic question answered by a page about its subject is quoted even when the model,
+    // fit on manuals where such questions do not occur, would decline it; labelled Low, as
+    // no question set measures its precision.
+    let passes = model.reaches(&features, model.threshold);
+    if !(passes || about_page) || quotes.is_empty() {
         return declined(reason(
             model,
             &features,
@@ -396,7 +401,9 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
             meaning,
         ));
     }
-    let confidence = if model.reaches(&features, model.high) {
+    let confidence = if !passes {
+        Confidence::Low
+    } else if model.reaches(&features, model.high) {
         Confidence::High
     } else if model.reaches(&features, model.medium) {
         Confidence::Medium
