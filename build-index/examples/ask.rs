@@ -97,6 +97,13 @@ fn evidence(
         println!("  feature {name:16} {value:.3}");
     }
     println!("  missing on page {:?}", assessment.missing_on_page);
+    for q in &assessment.quotes {
+        let header = q
+            .header
+            .as_deref()
+            .map_or(String::new(), |h| format!("[{h}] "));
+        println!("  would quote {header}{}", q.text);
+    }
     for &f in assessment.ranked.iter().take(8) {
         let fragment = &index.fragments[f as usize];
         let title = &index.docs[fragment.doc as usize].title;
