@@ -188,8 +188,10 @@ pub(crate) fn asks_how_much(previous: &str, word: &str) -> bool {
     matches!(previous, "how" | "wie") && HOW_QUANTITY.contains(&word)
 }
 
-/// Whether `word` (lowercased) is a verb that frames a question about what is written or
-/// thought ("What does she *think* about…", "Where is it *written*…") in `lang`.
+/// Whether `word` (lowercased) frames a question about what is written or thought rather than
+/// naming its subject, in `lang`: a verb ("What does she *think* about…", "Where is it
+/// *written*…") or a word for the pages themselves ("What do the *docs* say about…"), which a
+/// site rarely uses of itself.
 pub(crate) fn is_framing(word: &str, lang: Lang) -> bool {
     let list: &[&str] = match lang {
         Lang::English => ENGLISH_FRAMING,
@@ -205,10 +207,13 @@ const ENGLISH_FRAMING: &[&str] = &[
     "believes",
     "describe",
     "describes",
+    "docs",
+    "documentation",
     "explain",
     "explains",
     "feel",
     "feels",
+    "handbook",
     "mention",
     "mentioned",
     "mentions",
@@ -222,6 +227,8 @@ const ENGLISH_FRAMING: &[&str] = &[
     "think",
     "thinks",
     "thought",
+    "website",
+    "wiki",
     "write",
     "writes",
     "writing",
@@ -231,12 +238,16 @@ const ENGLISH_FRAMING: &[&str] = &[
 const GERMAN_FRAMING: &[&str] = &[
     "beschreibt",
     "denkt",
+    "doku",
+    "dokumentation",
     "erklärt",
     "erwähnt",
     "geschrieben",
+    "handbuch",
     "meint",
     "sagt",
     "schreibt",
+    "webseite",
 ];
 
 // Sorted, so `binary_search` works; a unit test keeps them sorted.

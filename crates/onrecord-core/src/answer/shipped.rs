@@ -8,18 +8,18 @@ use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -2.5279188,
+    bias: -2.5281975,
     weights: [
-        1.0532234,   // coverage
-        0.44600394,  // key_coverage
-        0.40369666,  // in_quote
-        0.029264033, // key_support
-        1.3693798,   // meaning
-        -3.247855,   // salient_missing
-        -0.9353624,  // compound_missing
-        -0.7385736,  // asks_quantity
-        0.2529512,   // quantity_shown
-        1.4110007,   // bigram_share
+        1.0531478,   // coverage
+        0.44613665,  // key_coverage
+        0.4033921,   // in_quote
+        0.029373083, // key_support
+        1.3696495,   // meaning
+        -3.2465217,  // salient_missing
+        -0.93533725, // compound_missing
+        -0.73850447, // asks_quantity
+        0.25296667,  // quantity_shown
+        1.4111965,   // bigram_share
     ],
     threshold: 0.48,
     high: 2.0,
@@ -40,18 +40,18 @@ pub(crate) const HYBRID: DeclineModel = DeclineModel {
 
 /// Fit without vectors (lexical answers, before the query model arrives).
 pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -2.2148066,
+    bias: -2.213462,
     weights: [
-        0.8032612,   // coverage
-        0.8032612,   // key_coverage
-        0.26113415,  // in_quote
-        0.60681987,  // key_support
+        0.80320644,  // coverage
+        0.80320644,  // key_coverage
+        0.26093853,  // in_quote
+        0.60652673,  // key_support
         0.0,         // meaning
-        -2.8562186,  // salient_missing
-        -0.9864496,  // compound_missing
-        -0.58847356, // asks_quantity
-        0.4423743,   // quantity_shown
-        1.5636941,   // bigram_share
+        -2.8613698,  // salient_missing
+        -0.9864766,  // compound_missing
+        -0.58871007, // asks_quantity
+        0.4423926,   // quantity_shown
+        1.563377,    // bigram_share
     ],
     threshold: 0.53499997,
     high: 0.77,
