@@ -315,6 +315,18 @@ fn the_site_author_and_framing_verbs_are_not_required_words() {
     assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
     assert_eq!(answer.missing_terms, ["think"]);
     assert!(answer.quotes[0].text.starts_with("Writers treat routine"));
+    // "the docs" means these pages too: not a missing part of the question.
+    let answer = ask(
+        &plain,
+        None,
+        "What do the docs say about routine?",
+        &answering_everything(2.0),
+    );
+    assert_eq!(
+        answer.completeness.as_ref().map(|c| c.label()),
+        Some("supported"),
+        "{answer:?}"
+    );
 }
 
 #[test]
