@@ -64,7 +64,7 @@ pub struct Assessment {
     /// pages left out): what the eval scores as the shipped retrieval.
     pub ranked: Vec<u32>,
     /// For a question about what the pages say on a subject ([`AskKind::Topic`]): the first
-    /// quote's page is about it (see [`about_subject`]).
+    /// quote's page is about it: it holds every word of the subject and names it.
     pub about_page: bool,
 }
 
