@@ -304,10 +304,11 @@ pub(super) fn assess(
             )
         });
     let analyzer = Analyzer::new(lang, index.settings.stemming);
-    res.about_page = picked.first().is_some_and(|c| {
-        topic_subject(question).is_some_and(|subject| {
-            about_subject(index, c.fragment, &terms, &subject, first_page, &analyzer)
-        })
+    let subject = (kind == AskKind::Topic)
+        .then(|| topic_subject(question))
+        .flatten();
+    res.about_page = picked.first().zip(subject).is_some_and(|(c, subject)| {
+        about_subject(index, c.fragment, &terms, &subject, first_page, lang)
     });
     let question_pairs = pairs(question, &analyzer, lang);
     let quote_pairs = pairs(&format!("{context}. {}", quoted.join(" ")), &analyzer, lang);
@@ -442,28 +443,26 @@ fn pairs(text: &str, analyzer: &Analyzer, lang: Lang) -> Vec<(String, String)> {
 
 /// Whether the page `start..end` (holding `fragment`) is about `subject`, the words after
 /// "about" in a topic question: it holds every one of the subject's content words (and every
-/// other word of the question is used somewhere), and its
-/// title, curated themes, the fragment's headings or the page's opening sentence name at least
-/// half of them by weight. What a page is about is what it names itself by, not what it
-/// mentions in passing (a song about staying put, an essay whose theme is attention).
+/// other word of the question is used somewhere), and its title, curated themes, the
+/// fragment's headings or the page's opening sentence name at least half of them by weight.
+/// What a page is about is what it names itself by, not what it mentions in passing (a song
+/// about staying put, an essay whose theme is attention).
 fn about_subject(
     index: &Index,
     fragment: &Fragment,
     terms: &[QueryTerm],
     subject: &[String],
     (start, end): (u32, u32),
-    analyzer: &Analyzer,
+    lang: Lang,
 ) -> bool {
-    let subject_terms: Vec<&QueryTerm> = terms
-        .iter()
-        .filter(|t| !t.framing && subject.contains(&t.word))
-        .collect();
     // Who is asked about must be known too ("Person A", unless named as the site's author).
     let known = terms.iter().all(|t| t.framing || t.in_corpus());
-    if !known
-        || subject_terms.is_empty()
-        || !subject_terms.iter().all(|t| in_range(index, t, start, end))
-    {
+    let subject: Vec<QueryTerm> = terms
+        .iter()
+        .filter(|t| !t.framing && subject.contains(&t.word))
+        .cloned()
+        .collect();
+    if !known || subject.is_empty() || !subject.iter().all(|t| in_range(index, t, start, end)) {
         return false;
     }
     let doc = index.doc_of(fragment);
@@ -471,7 +470,8 @@ fn about_subject(
         let &(s, e) = f.sentences.first()?;
         f.text.get(s as usize..e as usize)
     });
-    let names: Vec<String> = doc
+    let wanted = Wanted::new(index, lang, &subject);
+    let named = doc
         .map(|d| d.title.as_str())
         .into_iter()
         .chain(
@@ -480,15 +480,11 @@ fn about_subject(
         )
         .chain(fragment.heading_path.iter().map(String::as_str))
         .chain(opening)
-        .flat_map(|text| tokens(text).map(|(_, w)| analyzer.term(&w).into_owned()))
-        .collect();
-    let total: f32 = subject_terms.iter().map(|t| t.idf).sum();
-    let named: f32 = subject_terms
-        .iter()
-        .filter(|t| names.iter().any(|n| *n == analyzer.term(&t.word)))
-        .map(|t| t.idf)
-        .sum();
-    total > 0.0 && named >= 0.5 * total
+        .fold(vec![false; subject.len()], |named, text| {
+            union(&named, &wanted.covered(text))
+        });
+    let all = vec![true; subject.len()];
+    weight(&subject, &named) >= 0.5 * weight(&subject, &all)
 }
 
 /// Whether the question joins several asks ("price, fee and weight"; "A oder B"): only then

@@ -81,12 +81,12 @@ const ABOUT: &[&str] = &["about", "über"];
 
 /// The kind of answer `question` asks for, from its opening words (English and German).
 pub fn ask_kind(question: &str) -> AskKind {
-    let words: Vec<String> = tokens(question).take(8).map(|(_, w)| w).collect();
-    let word = |i: usize| words.get(i).map_or("", String::as_str);
-    let (first, second) = (word(0), word(1));
     if topic_subject(question).is_some() {
         return AskKind::Topic;
     }
+    let words: Vec<String> = tokens(question).take(8).map(|(_, w)| w).collect();
+    let word = |i: usize| words.get(i).map_or("", String::as_str);
+    let (first, second) = (word(0), word(1));
     match first {
         "why" | "warum" | "wieso" | "weshalb" => AskKind::Reason,
         "how" if second == "come" => AskKind::Reason,

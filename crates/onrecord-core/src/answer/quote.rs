@@ -52,7 +52,8 @@ impl Wanted {
         Wanted { stems, analyzer }
     }
 
-    fn covered(&self, text: &str) -> Covered {
+    /// Which of the terms `text` holds.
+    pub(crate) fn covered(&self, text: &str) -> Covered {
         let mut found = vec![false; self.stems.len()];
         for (_, w) in tokens(text) {
             let stem = self.analyzer.term(&w);
