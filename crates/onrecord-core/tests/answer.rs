@@ -3,8 +3,8 @@
 //! three quotes come from different pages, and a decline cites nothing.
 
 use onrecord_core::{
-    AnswerConfig, Block, Index, IndexBuilder, IndexSettings, Lang, Mode, SourceDoc, SourceSection,
-    ask, chunk, query_terms, retrieve,
+    AnswerConfig, Block, Decline, Index, IndexBuilder, IndexSettings, Lang, Mode, SourceDoc,
+    SourceSection, ask, chunk, query_terms, retrieve,
 };
 use proptest::prelude::*;
 
@@ -305,10 +305,11 @@ fn the_site_author_and_framing_verbs_are_not_required_words() {
     };
     let plain = Index::from_bytes(&builder.finish().to_bytes([2; 32]).unwrap()).unwrap();
     let question = "What does Person A think about routine and craft?";
-    // Unnamed, "person" is a word no page uses, and the question is declined.
+    // Unnamed, "person" is a word no page uses, and the question is declined (the decline
+    // names "Person A" as written, not the framing "think").
     let declined = ask(&plain, None, question, &AnswerConfig::DEFAULT);
     assert_eq!(declined.mode, Mode::NotFound, "{declined:?}");
-    assert_eq!(declined.missing_terms, ["person", "think"]);
+    assert_eq!(declined.missing_terms, ["Person A"]);
     // Named as the site's author, "Person A" means these pages; "think" frames the question
     // (which words are required, not whether the fitted decline answers).
     let answer = ask(&named, None, question, &answering_everything(2.0));
@@ -326,6 +327,51 @@ fn the_site_author_and_framing_verbs_are_not_required_words() {
         answer.completeness.as_ref().map(|c| c.label()),
         Some("supported"),
         "{answer:?}"
+    );
+}
+
+/// A decline names what the question asks about, as the visitor wrote it: a person's whole
+/// name rather than the one word of it no page uses, and no framing verb beside a real subject
+/// ("think" says how the question is put, not what it is about).
+#[test]
+fn a_decline_names_the_whole_name_and_no_framing_verb() {
+    let essay = page(
+        "essays/fame.md",
+        "Paper Crown",
+        "Fame",
+        "Jane wrote that fame is a paper crown: it fits nobody for long.",
+    );
+    let index = index_of_pages(&[essay]);
+    let terms = |question: &str| {
+        ask(&index, None, question, &AnswerConfig::DEFAULT)
+            .decline
+            .and_then(|d| match d {
+                Decline::Missing { terms } | Decline::NeverMentioned { terms } => Some(terms),
+                _ => None,
+            })
+    };
+    // "jane" is on the page, "doe" is not: the decline names "Jane Doe", once.
+    assert_eq!(
+        terms("Does Jane Doe think fame fits Jane Doe?"),
+        Some(vec!["Jane Doe".to_owned()])
+    );
+    // No page uses "think" or "cryptocurrency": only the subject is named.
+    assert_eq!(
+        terms("What does Jane think about cryptocurrency?"),
+        Some(vec!["cryptocurrency".to_owned()])
+    );
+    // With nothing else missing, the framing word is all there is to name.
+    assert_eq!(terms("Think?"), Some(vec!["think".to_owned()]));
+    // A name ends at punctuation, and the question's capitalised first word is no name.
+    assert_eq!(terms("Doe, Jane: fame?"), Some(vec!["doe".to_owned()]));
+    // Capitals and title case are no names.
+    assert_eq!(
+        terms("WHAT DOES JANE DOE THINK OF FAME?"),
+        Some(vec!["doe".to_owned()])
+    );
+    assert_eq!(
+        terms("What Does Jane Doe Think Of Fame?"),
+        Some(vec!["doe".to_owned()])
     );
 }
 

@@ -66,6 +66,9 @@ pub struct Assessment {
     /// For a question about what the pages say on a subject ([`AskKind::Topic`]): the first
     /// quote's page is about it: it holds every word of the subject and names it.
     pub about_page: bool,
+    /// Names of two or more capitalised words in the question ("Jane Doe"), as written: a
+    /// decline names the whole name rather than the one word of it that is missing.
+    pub names: Vec<String>,
 }
 
 /// A fragment that competes to be quoted.
@@ -111,6 +114,7 @@ pub(super) fn assess(
         incomplete: Vec::new(),
         ranked: Vec::new(),
         about_page: false,
+        names: names(question),
     };
     if let Some(why) = bad_question {
         res.hard_decline = Some(Decline::BadQuestion(why));
@@ -657,6 +661,50 @@ fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingH
         .into_iter()
         .filter_map(|h| hints.get(h.fragment as usize).cloned())
         .collect()
+}
+
+/// Runs of two or three capitalised words in `question`, as written, its first word aside
+/// (capitalised as the question opens): "What does Jane Doe think?" gives "Jane Doe". A word
+/// in capitals ("HOW", "HTTP") is not part of a name, save one letter ("Person A"), and a longer
+/// run is a question in title case, not a name.
+fn names(question: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut run: Option<(usize, usize, usize)> = None; // (start, end, words)
+    let mut close = |run: &mut Option<(usize, usize, usize)>| {
+        if let Some((start, end, words)) = run.take() {
+            if (2..=3).contains(&words) {
+                names.extend(question.get(start..end).map(str::to_owned));
+            }
+        }
+    };
+    for (i, (range, lower)) in tokens(question).enumerate() {
+        let word = question.get(range.clone()).unwrap_or("");
+        // Told from the lowercased token, not by char::is_uppercase, whose Unicode tables
+        // would add kilobytes to the wasm module.
+        let mut pairs = word.chars().zip(lower.chars());
+        let capital = i > 0
+            && pairs.next().is_some_and(|(w, l)| w != l)
+            && (word.chars().count() == 1 || pairs.any(|(w, l)| w == l && !w.is_ascii_digit()));
+        // Only a space joins two words of one name ("Doe, Jane" is two).
+        let joined = run.is_some_and(|(_, end, _)| {
+            question
+                .get(end..range.start)
+                .is_some_and(|gap| !gap.is_empty() && gap.chars().all(|c| c == ' '))
+        });
+        match (&mut run, capital) {
+            (Some((_, end, words)), true) if joined => {
+                *end = range.end;
+                *words += 1;
+            }
+            (_, true) => {
+                close(&mut run);
+                run = Some((range.start, range.end, 1));
+            }
+            (_, false) => close(&mut run),
+        }
+    }
+    close(&mut run);
+    names
 }
 
 #[cfg(test)]

@@ -67,7 +67,8 @@ pub struct Answer {
     pub quotes: Vec<Quote>,
     /// Why the question was declined, when it was.
     pub decline: Option<Decline>,
-    /// Content words of the question that no page uses.
+    /// Content words of the question that no page uses; on a decline, as it names them (a
+    /// whole name, no framing verb beside a subject word).
     pub missing_terms: Vec<String>,
 }
 
@@ -362,9 +363,11 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
         missing_on_page,
         incomplete,
         about_page,
+        names,
         ..
     } = assessment;
     let declined = |decline: Decline| Answer {
+        decline: Some(with_named_words(decline, &terms, &names)),
         mode: if hints.is_empty() {
             Mode::NotFound
         } else {
@@ -375,8 +378,7 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
         quotes: Vec::new(),
         related: Vec::new(),
         hints: hints.clone(),
-        decline: Some(decline),
-        missing_terms: missing_terms.clone(),
+        missing_terms: named(&missing_terms, &terms, &names),
     };
     if let Some(decline) = hard_decline {
         return declined(decline);
@@ -474,6 +476,43 @@ fn reason(
             terms: unknown_subject,
         },
         _ => Decline::BelowFloor { coverage, meaning },
+    }
+}
+
+/// The words a decline names: a word of a name ("Doe") as the whole name ("Jane Doe"), once;
+/// framing words ("think", "docs") only when nothing else is missing, since they say how the
+/// question is put, not what it asks about.
+fn named(words: &[String], terms: &[QueryTerm], names: &[String]) -> Vec<String> {
+    let framing = |w: &String| terms.iter().any(|t| t.framing && t.word == *w);
+    let subject: Vec<&String> = words.iter().filter(|w| !framing(w)).collect();
+    let chosen = if subject.is_empty() {
+        words.iter().collect()
+    } else {
+        subject
+    };
+    let mut out: Vec<String> = Vec::new();
+    for word in chosen {
+        let name = names
+            .iter()
+            .find(|n| crate::text::tokens(n).any(|(_, t)| t == *word))
+            .unwrap_or(word);
+        if !out.contains(name) {
+            out.push(name.clone());
+        }
+    }
+    out
+}
+
+/// `decline` with its words as [`named`] names them.
+fn with_named_words(decline: Decline, terms: &[QueryTerm], names: &[String]) -> Decline {
+    match decline {
+        Decline::Missing { terms: words } => Decline::Missing {
+            terms: named(&words, terms, names),
+        },
+        Decline::NeverMentioned { terms: words } => Decline::NeverMentioned {
+            terms: named(&words, terms, names),
+        },
+        other => other,
     }
 }
 
