@@ -3,8 +3,8 @@
 //! three quotes come from different pages, and a decline cites nothing.
 
 use onrecord_core::{
-    AnswerConfig, Block, Decline, Index, IndexBuilder, IndexSettings, Lang, Mode, SourceDoc,
-    SourceSection, ask, chunk, query_terms, retrieve,
+    AnswerConfig, Block, BlockKind, Decline, Index, IndexBuilder, IndexSettings, Lang, Mode,
+    SourceDoc, SourceSection, ask, chunk, query_terms, retrieve,
 };
 use proptest::prelude::*;
 
@@ -232,6 +232,39 @@ fn a_sentence_that_refers_back_is_quoted_with_the_one_before() {
         q.citation.text_fragment_url,
         "/warranty/#battery:~:text=Batteries%20are%20covered%20for,of%20its%20rated%20capacity."
     );
+}
+
+/// A sentence after a table is quoted without the table's last row, whose words (with its
+/// header's) may be just what the sentence lacks: "Sunday | Closed" would read as the answer.
+#[test]
+fn a_sentence_is_not_quoted_with_a_table_row_beside_it() {
+    let hours = SourceDoc {
+        sections: vec![SourceSection {
+            heading_path: vec!["Workshop".into()],
+            anchor: "workshop".into(),
+            blocks: vec![
+                Block {
+                    kind: BlockKind::Table,
+                    text: "Day | Hours\nMonday | Closed\nFriday | 08:30–18:00\nSunday | Closed"
+                        .into(),
+                },
+                Block::paragraph(
+                    "On Thursdays we stay open until 20:00 for people who work during the day.",
+                ),
+            ],
+        }],
+        ..page("opening.md", "Opening", "Workshop", "")
+    };
+    let index = index_of_pages(&[hours]);
+    let answer = ask(
+        &index,
+        None,
+        "What are your opening hours on Thursday?",
+        &answering_everything(2.0),
+    );
+    let quote = &answer.quotes[0].text;
+    assert!(quote.starts_with("On Thursdays"), "{quote:?}");
+    assert!(!quote.contains("Sunday"), "{quote:?}");
 }
 
 #[test]

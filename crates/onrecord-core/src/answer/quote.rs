@@ -174,6 +174,11 @@ pub(crate) fn pick(
     let prev = best.checked_sub(1).map(sentence);
     let next = (best + 1 < fragment.sentences.len()).then(|| sentence(best + 1));
     let header = header_of(best);
+    // A sentence is never joined to a table's row or header: a row read without its header
+    // says something else ("Sunday | Closed" before "On Thursdays we stay open until 20:00").
+    let prose = |i: usize| header_of(i).is_none() && !is_header(i);
+    let prev = prev.filter(|_| prose(best - 1));
+    let next = next.filter(|_| prose(best + 1));
     if header.is_some() {
         // A row stands alone under its header.
     } else if prev.is_some_and(|p| refers_back(text, lang) || p.trim_end().ends_with(':')) {
@@ -187,7 +192,7 @@ pub(crate) fn pick(
                 weight(terms, &union(&own, c)) - weight(terms, &own)
             })
         };
-        let before = best.checked_sub(1).map_or(0.0, gain);
+        let before = if prev.is_some() { gain(best - 1) } else { 0.0 };
         let after = if next.is_some() { gain(best + 1) } else { 0.0 };
         let short = |i: usize| text.len() + sentence(i).len() <= NEIGHBOUR_MAX_BYTES;
         if before > 0.0 && before >= after && short(best - 1) {
