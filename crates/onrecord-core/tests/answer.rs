@@ -234,6 +234,29 @@ fn a_sentence_that_refers_back_is_quoted_with_the_one_before() {
     );
 }
 
+/// An answer of a word or two ("Yes.") under a heading that asks the question is quoted with
+/// the sentence after it, which says why.
+#[test]
+fn a_one_word_answer_is_quoted_with_the_sentence_after_it() {
+    let faq = page(
+        "faq.md",
+        "FAQ",
+        "Can I ride in the rain?",
+        "Yes. The motor and battery are splash-proof, but do not pressure-wash them.",
+    );
+    let index = index_of_pages(&[faq]);
+    let answer = ask(
+        &index,
+        None,
+        "Can I ride in the rain?",
+        &answering_everything(2.0),
+    );
+    assert_eq!(
+        answer.quotes[0].text,
+        "Yes. The motor and battery are splash-proof, but do not pressure-wash them."
+    );
+}
+
 /// A sentence after a table is quoted without the table's last row, whose words (with its
 /// header's) may be just what the sentence lacks: "Sunday | Closed" would read as the answer.
 #[test]

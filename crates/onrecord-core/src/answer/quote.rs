@@ -199,6 +199,13 @@ pub(crate) fn pick(
             first = best - 1;
         } else if after > 0.0 && short(best + 1) {
             last = best + 1;
+        } else if next.is_some()
+            && tokens(text).count() < crate::verify::MIN_QUOTE_WORDS
+            && short(best + 1)
+        {
+            // "Yes." under "Can I ride in the rain?" answers, but the reader needs the
+            // sentence that says why.
+            last = best + 1;
         }
     }
     let in_quote = (first..=last)
