@@ -232,6 +232,27 @@ fn a_sentence_that_refers_back_is_quoted_with_the_one_before() {
         q.citation.text_fragment_url,
         "/warranty/#battery:~:text=Batteries%20are%20covered%20for,of%20its%20rated%20capacity."
     );
+    // "After that" points back as "It" does; "After 2 years" does not.
+    let index = index_of_pages(&[page(
+        "care.md",
+        "Care",
+        "Battery",
+        "A weak battery is replaced for 2 years. After that, members get 10% off a new battery. \
+         After 5 years, frames are inspected for free.",
+    )]);
+    let quote = |question: &str| {
+        ask(&index, None, question, &answering_everything(2.0)).quotes[0]
+            .text
+            .clone()
+    };
+    assert_eq!(
+        quote("How much off do members get?"),
+        "A weak battery is replaced for 2 years. After that, members get 10% off a new battery."
+    );
+    assert_eq!(
+        quote("When are frames inspected?"),
+        "After 5 years, frames are inspected for free."
+    );
 }
 
 /// An answer of a word or two ("Yes.") under a heading that asks the question is quoted with

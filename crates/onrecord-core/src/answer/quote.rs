@@ -256,16 +256,33 @@ fn refers_back(sentence: &str, lang: Lang) -> bool {
         "both",
         "each",
         "either",
+        "therefore",
+        "thus",
+        "instead",
+        "afterwards",
     ];
     const DE: &[&str] = &[
         "es", "dies", "diese", "dieser", "dieses", "das", "sie", "dann", "aber", "jedoch", "sonst",
-        "dafür", "dabei", "damit", "beide", "auch",
+        "dafür", "dabei", "damit", "beide", "auch", "danach", "deshalb", "daher", "trotzdem",
     ];
-    let Some((_, first)) = tokens(sentence).next() else {
+    // "After that,", "In this case", "For these reasons": a preposition and a pointer.
+    const EN_PREPOSITIONS: &[&str] = &[
+        "after", "before", "besides", "despite", "for", "from", "in", "like", "unlike", "with",
+        "without", "beyond", "because", "at", "by", "on", "under", "until", "of",
+    ];
+    const EN_POINTERS: &[&str] = &["that", "this", "these", "those"];
+    let mut words = tokens(sentence).map(|(_, w)| w);
+    let Some(first) = words.next() else {
         return false;
     };
-    let list = if lang == Lang::German { DE } else { EN };
-    list.contains(&first.as_str())
+    if lang == Lang::German {
+        return DE.contains(&first.as_str());
+    }
+    EN.contains(&first.as_str())
+        || (EN_PREPOSITIONS.contains(&first.as_str())
+            && words
+                .next()
+                .is_some_and(|second| EN_POINTERS.contains(&second.as_str())))
 }
 
 /// `url` with a text-fragment directive that makes supporting browsers scroll to and mark
