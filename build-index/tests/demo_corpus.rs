@@ -66,7 +66,7 @@ fn declines_an_out_of_corpus_question_and_names_the_missing_words() {
     assert_eq!(
         a.decline,
         Some(Decline::NeverMentioned {
-            terms: vec!["capital".into(), "france".into()]
+            terms: vec!["capital".into(), "France".into()]
         })
     );
 }
@@ -75,7 +75,7 @@ fn declines_an_out_of_corpus_question_and_names_the_missing_words() {
 fn declines_a_near_miss_that_the_pages_do_not_cover() {
     let a = answer("How do I configure Redis caching for larkctl?");
     assert_eq!(a.mode, Mode::NotFound, "{a:?}");
-    assert!(a.missing_terms.contains(&"redis".to_string()));
+    assert!(a.missing_terms.contains(&"Redis".to_string()));
 }
 
 #[test]

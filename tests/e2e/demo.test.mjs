@@ -76,15 +76,15 @@ test('Ctrl-K opens the dialog; a decline says why and shows no sources', async (
   await page.keyboard.press('Control+k');
   await ask(page, 'What is the capital of France?', { open: false });
   const decline = page.locator('.onrecord-decline');
-  assert.equal(await decline.textContent(), 'Not in these documents. These pages never mention ‘capital’ or ‘france’.');
+  assert.equal(await decline.textContent(), 'Not in these documents. These pages never mention ‘capital’ or ‘France’.');
   assert.equal(await page.locator('.onrecord-quote').count(), 0, 'a decline cites nothing');
   assert.equal(await page.locator('.answer a').count(), 0, 'a decline links nothing');
-  assert.equal(await status(page), 'Not in these documents. These pages never mention ‘capital’ or ‘france’.');
+  assert.equal(await status(page), 'Not in these documents. These pages never mention ‘capital’ or ‘France’.');
   await page.screenshot({ path: shots + 'decline.png' });
   // A near miss: the decline names the gate's reason and the word no page uses.
   await ask(page, 'How do I configure Redis caching for larkctl?', { open: false });
-  await page.locator('.onrecord-decline', { hasText: 'redis' }).waitFor();
-  assert.match(await decline.textContent(), /^Not in these documents\. (.+ )?These pages never mention ‘redis’ or ‘caching’\.$/);
+  await page.locator('.onrecord-decline', { hasText: 'Redis' }).waitFor();
+  assert.match(await decline.textContent(), /^Not in these documents\. (.+ )?These pages never mention ‘Redis’ or ‘caching’\.$/);
   assert.equal(await page.locator('.onrecord-quote').count(), 0);
   await page.keyboard.press('Meta+k');
   assert.equal(await page.locator('dialog').evaluate((d) => d.open), false, 'Cmd-K toggles it shut');

@@ -441,14 +441,18 @@ fn a_decline_names_the_whole_name_and_no_framing_verb() {
     assert_eq!(terms("Think?"), Some(vec!["think".to_owned()]));
     // A name ends at punctuation, and the question's capitalised first word is no name.
     assert_eq!(terms("Doe, Jane: fame?"), Some(vec!["doe".to_owned()]));
-    // Capitals and title case are no names.
+    // A single word is named as written; capitals and title case make no longer names.
+    assert_eq!(
+        terms("Is fame a paper crown for Doe?"),
+        Some(vec!["Doe".to_owned()])
+    );
     assert_eq!(
         terms("WHAT DOES JANE DOE THINK OF FAME?"),
-        Some(vec!["doe".to_owned()])
+        Some(vec!["DOE".to_owned()])
     );
     assert_eq!(
         terms("What Does Jane Doe Think Of Fame?"),
-        Some(vec!["doe".to_owned()])
+        Some(vec!["Doe".to_owned()])
     );
 }
 

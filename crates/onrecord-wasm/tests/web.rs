@@ -93,7 +93,7 @@ fn ask_declines_and_says_why() {
     // Data, not sentences: the widget words the reason in its own language.
     assert_eq!(get(&answer, "decline.gate"), "never-mentioned");
     assert_eq!(get(&answer, "decline.terms.0"), "capital");
-    assert_eq!(get(&answer, "decline.terms.1"), "france");
+    assert_eq!(get(&answer, "decline.terms.1"), "France");
     assert!(get(&answer, "decline.coverage").is_null());
     assert!(get(&answer, "decline.message").is_undefined());
 }

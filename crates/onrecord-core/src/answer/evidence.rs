@@ -663,47 +663,53 @@ fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingH
         .collect()
 }
 
-/// Runs of two or three capitalised words in `question`, as written, its first word aside
-/// (capitalised as the question opens): "What does Jane Doe think?" gives "Jane Doe". A word
-/// in capitals ("HOW", "HTTP") is not part of a name, save one letter ("Person A"), and a longer
-/// run is a question in title case, not a name.
+/// The question's names, as written, its first word aside (capitalised as the question
+/// opens): runs of two or three capitalised words ("What does Jane Doe think?" gives "Jane
+/// Doe"), and any other word written otherwise than in lower case ("Wren", "HTTP"). A word in
+/// capitals is not part of a run, save one letter ("Person A"), and a longer run is a question
+/// in title case, whose words count one by one.
 fn names(question: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut run: Option<(usize, usize, usize)> = None; // (start, end, words)
-    let mut close = |run: &mut Option<(usize, usize, usize)>| {
-        if let Some((start, end, words)) = run.take() {
-            if (2..=3).contains(&words) {
-                names.extend(question.get(start..end).map(str::to_owned));
-            }
+    type Run = Vec<std::ops::Range<usize>>;
+    fn close(question: &str, run: &mut Run, names: &mut Vec<String>) {
+        if let (2..=3, Some(first), Some(last)) = (run.len(), run.first(), run.last()) {
+            names.extend(question.get(first.start..last.end).map(str::to_owned));
+        } else {
+            names.extend(
+                run.iter()
+                    .filter_map(|r| question.get(r.clone()).map(str::to_owned)),
+            );
         }
-    };
+        run.clear();
+    }
+    let mut names = Vec::new();
+    let mut run: Run = Vec::new();
     for (i, (range, lower)) in tokens(question).enumerate() {
         let word = question.get(range.clone()).unwrap_or("");
+        if i == 0 || word == lower {
+            close(question, &mut run, &mut names);
+            continue;
+        }
         // Told from the lowercased token, not by char::is_uppercase, whose Unicode tables
         // would add kilobytes to the wasm module.
         let mut pairs = word.chars().zip(lower.chars());
-        let capital = i > 0
-            && pairs.next().is_some_and(|(w, l)| w != l)
+        let capital = pairs.next().is_some_and(|(w, l)| w != l)
             && (word.chars().count() == 1 || pairs.any(|(w, l)| w == l && !w.is_ascii_digit()));
         // Only a space joins two words of one name ("Doe, Jane" is two).
-        let joined = run.is_some_and(|(_, end, _)| {
+        let joined = run.last().is_some_and(|last| {
             question
-                .get(end..range.start)
+                .get(last.end..range.start)
                 .is_some_and(|gap| !gap.is_empty() && gap.chars().all(|c| c == ' '))
         });
-        match (&mut run, capital) {
-            (Some((_, end, words)), true) if joined => {
-                *end = range.end;
-                *words += 1;
-            }
-            (_, true) => {
-                close(&mut run);
-                run = Some((range.start, range.end, 1));
-            }
-            (_, false) => close(&mut run),
+        if !(capital && joined) {
+            close(question, &mut run, &mut names);
+        }
+        if capital {
+            run.push(range);
+        } else {
+            names.push(word.to_owned());
         }
     }
-    close(&mut run);
+    close(question, &mut run, &mut names);
     names
 }
 

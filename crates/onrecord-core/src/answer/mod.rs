@@ -479,7 +479,8 @@ fn reason(
     }
 }
 
-/// The words a decline names: a word of a name ("Doe") as the whole name ("Jane Doe"), once;
+/// The words a decline names, as the question wrote them ([`Assessment::names`]): a word of a
+/// name ("Doe") as the whole name ("Jane Doe"), and each once;
 /// framing words ("think", "docs") only when nothing else is missing, since they say how the
 /// question is put, not what it asks about.
 fn named(words: &[String], terms: &[QueryTerm], names: &[String]) -> Vec<String> {
@@ -496,7 +497,9 @@ fn named(words: &[String], terms: &[QueryTerm], names: &[String]) -> Vec<String>
             .iter()
             .find(|n| crate::text::tokens(n).any(|(_, t)| t == *word))
             .unwrap_or(word);
-        if !out.contains(name) {
+        // Once: "HTTP" is not named again beside "http/3".
+        let holds = |named: &String| crate::text::tokens(named).any(|(_, t)| t == *word);
+        if !out.contains(name) && !out.iter().any(holds) {
             out.push(name.clone());
         }
     }
