@@ -352,11 +352,12 @@ test('on a German page every sentence is German: labels, status, answer, decline
   assert.match(await page.locator('.chip.confidence').textContent(), /^Zuverlässigkeit (hoch|mittel|niedrig)$/);
   assert.match(await page.locator('.onrecord-status').textContent(), /^Beantwortet mit 1 Zitat aus Ferry guide › Timetable\./);
   assert.equal(await page.locator('.onrecord-cite .jump').first().textContent(), 'Zum Zitat');
+  // The question's first word is capitalised as any question opens; a later one as written.
   await input.fill('Hubschrauberlandeplatz Zeppelin?');
   await input.press('Enter');
   const decline = page.locator('.onrecord-decline');
   await decline.waitFor();
-  assert.equal(await decline.textContent(), 'Nicht in diesen Dokumenten. Diese Seiten erwähnen ‚hubschrauberlandeplatz‘ oder ‚zeppelin‘ nicht.');
+  assert.equal(await decline.textContent(), 'Nicht in diesen Dokumenten. Diese Seiten erwähnen ‚hubschrauberlandeplatz‘ oder ‚Zeppelin‘ nicht.');
   await page.locator('input[type="file"]').setInputFiles({ name: 'leer.md', mimeType: 'text/plain', buffer: Buffer.from(' \n') });
   await page.locator('.source[role="alert"]', { hasText: 'leer.md ist leer.' }).waitFor();
   assert.deepEqual(await allViolations(violations, strict.server, since), []);
