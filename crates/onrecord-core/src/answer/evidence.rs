@@ -66,8 +66,9 @@ pub struct Assessment {
     /// For a question about what the pages say on a subject ([`AskKind::Topic`]): the first
     /// quote's page is about it: it holds every word of the subject and names it.
     pub about_page: bool,
-    /// Names of two or more capitalised words in the question ("Jane Doe"), as written: a
-    /// decline names the whole name rather than the one word of it that is missing.
+    /// The question's words as written where that is not lower case, runs of two or three
+    /// capitalised words as one ("Jane Doe", "Wren"): a decline names them so, and names the
+    /// whole name rather than the one word of it that is missing.
     pub names: Vec<String>,
 }
 

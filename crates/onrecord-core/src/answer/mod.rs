@@ -25,6 +25,7 @@ use crate::bm25::QueryTerm;
 use crate::collection::Collection;
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::question::{QuestionError, check_question};
+use crate::text::tokens;
 use crate::vector::QueryModel;
 
 pub use self::config::{AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FEATURES};
@@ -480,9 +481,9 @@ fn reason(
 }
 
 /// The words a decline names, as the question wrote them ([`Assessment::names`]): a word of a
-/// name ("Doe") as the whole name ("Jane Doe"), and each once;
-/// framing words ("think", "docs") only when nothing else is missing, since they say how the
-/// question is put, not what it asks about.
+/// name ("Doe") as the whole name ("Jane Doe"), each once, and framing words ("think", "docs")
+/// only when nothing else is missing, since they say how the question is put, not what it asks
+/// about.
 fn named(words: &[String], terms: &[QueryTerm], names: &[String]) -> Vec<String> {
     let framing = |w: &String| terms.iter().any(|t| t.framing && t.word == *w);
     let subject: Vec<&String> = words.iter().filter(|w| !framing(w)).collect();
@@ -495,10 +496,10 @@ fn named(words: &[String], terms: &[QueryTerm], names: &[String]) -> Vec<String>
     for word in chosen {
         let name = names
             .iter()
-            .find(|n| crate::text::tokens(n).any(|(_, t)| t == *word))
+            .find(|n| tokens(n).any(|(_, t)| t == *word))
             .unwrap_or(word);
         // Once: "HTTP" is not named again beside "http/3".
-        let holds = |named: &String| crate::text::tokens(named).any(|(_, t)| t == *word);
+        let holds = |named: &String| tokens(named).any(|(_, t)| t == *word);
         if !out.contains(name) && !out.iter().any(holds) {
             out.push(name.clone());
         }
