@@ -1,21 +1,15 @@
 //! The `build-index` command on bad input: clear errors naming file and line, nothing written.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A fresh scratch folder under the system temp dir.
-fn scratch() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "onrecord-cli-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh scratch folder under the system temp dir, removed when the value drops (pass or fail).
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("onrecord-cli-")
+        .tempdir()
+        .unwrap()
 }
 
 fn write(root: &Path, rel: &str, bytes: &[u8]) {
@@ -39,9 +33,10 @@ fn run(corpus: &Path, out: &Path) -> (bool, String, String) {
     )
 }
 
-/// A corpus with one good page, plus `rel` holding `bytes`.
-fn failing_build(rel: &str, bytes: &[u8]) -> (String, PathBuf) {
-    let dir = scratch();
+/// A corpus with one good page, plus `rel` holding `bytes`: its failed build's stderr.
+fn failing_build(rel: &str, bytes: &[u8]) -> String {
+    let tmp = scratch();
+    let dir = tmp.path();
     let corpus = dir.join("corpus");
     let out = dir.join("out");
     write(&corpus, "good.md", b"---\ntitle: Good\n---\nA good page.\n");
@@ -57,12 +52,13 @@ fn failing_build(rel: &str, bytes: &[u8]) -> (String, PathBuf) {
         1,
         "no temporary file is left behind"
     );
-    (stderr, out)
+    stderr
 }
 
 #[test]
 fn writes_the_index_and_a_report() {
-    let dir = scratch();
+    let tmp = scratch();
+    let dir = tmp.path();
     write(&dir.join("c"), "a.md", b"# Alpha\n\nSome text.\n");
     let (ok, stdout, stderr) = run(&dir.join("c"), &dir.join("out"));
     assert!(ok, "{stderr}");
@@ -76,16 +72,16 @@ fn writes_the_index_and_a_report() {
 
 #[test]
 fn invalid_utf8_names_the_file_and_line() {
-    let (stderr, _) = failing_build("docs/bad.md", b"# Title\n\nline two\nbad \xff byte\n");
+    let stderr = failing_build("docs/bad.md", b"# Title\n\nline two\nbad \xff byte\n");
     assert!(stderr.contains("docs/bad.md:4: invalid UTF-8"), "{stderr}");
 }
 
 #[test]
 fn broken_frontmatter_names_the_file_and_line() {
-    let (stderr, _) = failing_build("bad.md", b"---\ntitle: T\nthemes: [a, b\n---\nbody\n");
+    let stderr = failing_build("bad.md", b"---\ntitle: T\nthemes: [a, b\n---\nbody\n");
     assert!(stderr.contains("bad.md:"), "{stderr}");
     assert!(stderr.contains("broken frontmatter"), "{stderr}");
-    let (stderr, _) = failing_build("open.md", b"---\ntitle: T\n\nbody\n");
+    let stderr = failing_build("open.md", b"---\ntitle: T\n\nbody\n");
     assert!(
         stderr.contains("open.md:1: frontmatter opened with '---' is never closed"),
         "{stderr}"
@@ -94,13 +90,13 @@ fn broken_frontmatter_names_the_file_and_line() {
 
 #[test]
 fn an_unknown_language_is_an_error() {
-    let (stderr, _) = failing_build("x.md", b"---\nlang: tlh\n---\nbody\n");
+    let stderr = failing_build("x.md", b"---\nlang: tlh\n---\nbody\n");
     assert!(stderr.contains("x.md: unsupported lang 'tlh'"), "{stderr}");
 }
 
 #[test]
 fn superseded_by_must_name_a_public_page() {
-    let (stderr, _) = failing_build("old.md", b"---\nsuperseded_by: new.md\n---\nbody\n");
+    let stderr = failing_build("old.md", b"---\nsuperseded_by: new.md\n---\nbody\n");
     assert!(
         stderr.contains("old.md: superseded_by names 'new.md', which is not a public page"),
         "{stderr}"
@@ -109,7 +105,8 @@ fn superseded_by_must_name_a_public_page() {
 
 #[test]
 fn a_missing_corpus_is_a_clear_error() {
-    let dir = scratch();
+    let tmp = scratch();
+    let dir = tmp.path();
     let (ok, _, stderr) = run(&dir.join("nope"), &dir.join("out"));
     assert!(!ok);
     assert!(stderr.contains("does not exist"), "{stderr}");
@@ -118,17 +115,17 @@ fn a_missing_corpus_is_a_clear_error() {
 
 #[test]
 fn a_broken_collections_file_names_the_file_and_line() {
-    let (stderr, _) = failing_build("onrecord.yml", b"collections:\n  decisions:\n    cap: 0\n");
+    let stderr = failing_build("onrecord.yml", b"collections:\n  decisions:\n    cap: 0\n");
     assert!(
         stderr.contains("onrecord.yml:2: collection 'decisions': cap must be at least 1"),
         "{stderr}"
     );
-    let (stderr, _) = failing_build(
+    let stderr = failing_build(
         "onrecord.yml",
         b"collections:\n  guides:\n    folder: [docs/]\n",
     );
     assert!(stderr.contains("onrecord.yml:3: "), "{stderr}");
-    let (stderr, _) = failing_build("p.md", b"---\ncollection: how to\n---\nbody\n");
+    let stderr = failing_build("p.md", b"---\ncollection: how to\n---\nbody\n");
     assert!(stderr.contains("p.md: collection 'how to'"), "{stderr}");
 }
 
@@ -136,7 +133,8 @@ fn a_broken_collections_file_names_the_file_and_line() {
 /// the release-notes collection is release notes (set aside unless a question asks about changes).
 #[test]
 fn collections_come_from_folder_rules_and_frontmatter() {
-    let dir = scratch();
+    let tmp = scratch();
+    let dir = tmp.path();
     let corpus = dir.join("c");
     write(
         &corpus,
@@ -225,7 +223,8 @@ fn run_with_vectors(corpus: &Path, out: &Path, model_dir: &Path) -> (bool, Strin
 
 #[test]
 fn the_query_model_is_written_gzipped_and_read_either_way() {
-    let dir = scratch();
+    let tmp = scratch();
+    let dir = tmp.path();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let corpus = root.join("tests/e2e/fixtures/corpus");
     let model_dir = root.join("build-index/model");

@@ -19,6 +19,11 @@ fn shared(rel: &str) -> PathBuf {
     path
 }
 
+/// A fresh folder under the system temp dir, removed when the value drops (pass or fail).
+fn scratch(prefix: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(prefix).tempdir().unwrap()
+}
+
 fn eval(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_eval"))
         .args(args)
@@ -94,9 +99,8 @@ fn the_follow_up_sets_check() {
 
 #[test]
 fn a_broken_follow_up_file_is_refused_with_reasons() {
-    let dir = std::env::temp_dir().join(format!("onrecord-eval-f-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("f.json");
+    let dir = scratch("onrecord-eval-f-");
+    let file = dir.path().join("f.json");
     std::fs::write(
         &file,
         r#"[{"id":"a","kind":"explanation","first":"q?","followup":"why?"},
@@ -134,9 +138,8 @@ fn the_person_a_question_set_checks() {
 
 #[test]
 fn a_broken_question_file_is_refused_with_reasons() {
-    let dir = std::env::temp_dir().join(format!("onrecord-eval-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("q.json");
+    let dir = scratch("onrecord-eval-");
+    let file = dir.path().join("q.json");
     std::fs::write(
         &file,
         r#"[{"id":"a","type":"lookup","question":"q?","evidence":[{"file":"faq.md","phrase":"these six words are not there"}]},
@@ -157,7 +160,8 @@ fn a_broken_question_file_is_refused_with_reasons() {
 
 #[test]
 fn a_run_writes_the_protocol_json() {
-    let out = std::env::temp_dir().join(format!("onrecord-eval-{}.json", std::process::id()));
+    let dir = scratch("onrecord-eval-");
+    let out = dir.path().join("out.json");
     let (ok, stdout, stderr) = eval(&[
         "--corpus",
         "corpus",
@@ -217,7 +221,8 @@ fn a_run_writes_the_protocol_json() {
 /// (typographic quotes folded), and text outside the page's content (its menu) is no evidence.
 #[test]
 fn a_built_site_answers_the_questions_written_for_its_markdown() {
-    let dir = std::env::temp_dir().join(format!("onrecord-eval-site-{}", std::process::id()));
+    let tmp = scratch("onrecord-eval-site-");
+    let dir = tmp.path();
     let site = dir.join("site");
     std::fs::create_dir_all(site.join("guide")).unwrap();
     std::fs::write(
@@ -289,5 +294,4 @@ fn a_built_site_answers_the_questions_written_for_its_markdown() {
         stderr.contains("n1: phrase not found in guide/refunds.html"),
         "{stderr}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -220,9 +220,14 @@ async fn proxy() -> &'static (Proxy, String) {
         .get_or_init(|| async {
             let good = reply(true, &[("You have 30 days from the day of delivery", 0)]);
             let fake = Fake::start(move |_, _| Reply::json(&good)).await;
-            let log = std::env::temp_dir()
-                .join(format!("onrecord-proxy-fuzz-{}.jsonl", std::process::id()));
-            let mut cfg = test_config(&fake.url, log);
+            // The proxy opens its run log once, in `Proxy::new`, and keeps the handle: the
+            // directory can go when this block ends (a static never drops), and the log
+            // lines go to the unlinked file.
+            let log_dir = tempfile::Builder::new()
+                .prefix("onrecord-proxy-fuzz-")
+                .tempdir()
+                .expect("temp dir");
+            let mut cfg = test_config(&fake.url, log_dir.path().join("run.jsonl"));
             cfg.header_timeout = Duration::from_millis(300);
             cfg.allow_origin = Some("https://docs.example".into());
             std::mem::forget(fake);

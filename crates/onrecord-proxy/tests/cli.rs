@@ -40,8 +40,12 @@ fn a_missing_or_empty_key_stops_startup_naming_the_variable() {
 
 #[test]
 fn a_bad_index_stops_startup_and_the_key_is_not_printed() {
-    let dir = std::env::temp_dir().join(format!("onrecord-proxy-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // Removed when the test ends, pass or fail.
+    let tmp = tempfile::Builder::new()
+        .prefix("onrecord-proxy-cli-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     let bad = dir.join("bad.onr");
     std::fs::write(&bad, b"<!doctype html>").unwrap();
     let mut args = vec!["--index", bad.to_str().unwrap()];

@@ -225,8 +225,12 @@ async fn a_reply_nobody_reads_closes_the_connection_and_ends_the_model_call() {
         every: Duration::from_millis(10),
     })
     .await;
-    let log = std::env::temp_dir().join(format!("onrecord-stall-{}.jsonl", std::process::id()));
-    let mut cfg = test_config(&fake.url, log);
+    // Removed when the test ends.
+    let log_dir = tempfile::Builder::new()
+        .prefix("onrecord-stall-")
+        .tempdir()
+        .expect("temp dir");
+    let mut cfg = test_config(&fake.url, log_dir.path().join("run.jsonl"));
     cfg.write_timeout = Duration::from_millis(300);
     cfg.upstream.deadline = Duration::from_secs(30);
     cfg.upstream.idle_timeout = Duration::from_secs(30);

@@ -3,7 +3,6 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use build_index::{Options, build};
@@ -74,6 +73,9 @@ pub struct Harness {
     pub bytes: &'static [u8],
     pub index: &'static Index,
     pub client: reqwest::Client,
+    /// Holds `log`; removed when the harness drops. The proxy keeps its file handle open, so a
+    /// task still running then writes to an unlinked file rather than failing.
+    _log_dir: tempfile::TempDir,
 }
 
 pub struct Resp {
@@ -88,13 +90,12 @@ impl Resp {
     }
 }
 
-fn temp_log() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    std::env::temp_dir().join(format!(
-        "onrecord-proxy-test-{}-{}.jsonl",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ))
+/// A fresh directory for one harness's run log, removed when it drops.
+fn temp_log_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("onrecord-proxy-test-")
+        .tempdir()
+        .expect("temp dir")
 }
 
 /// Starts a fake with `script` and a proxy over the demo index in front of it.
@@ -125,8 +126,8 @@ pub async fn start_with(
     tweak: impl FnOnce(&mut Config),
 ) -> Harness {
     let fake = Fake::start(script).await;
-    let log = temp_log();
-    let _ = std::fs::remove_file(&log);
+    let log_dir = temp_log_dir();
+    let log = log_dir.path().join("run.jsonl");
     let mut cfg = test_config(&fake.url, log.clone());
     tweak(&mut cfg);
     let proxy = proxy(cfg);
@@ -147,6 +148,7 @@ pub async fn start_with(
             .no_proxy()
             .build()
             .expect("client"),
+        _log_dir: log_dir,
     }
 }
 
