@@ -174,6 +174,25 @@ fn rows(
         .collect()
 }
 
+/// The rows a decline model is fit on: with a query model, only the questions it reads (a
+/// question it gives no vector, such as a German one, is decided by the lexical model).
+fn decided_rows(
+    c: &Corpus,
+    corpus: usize,
+    qs: &[&Question],
+    model: Option<&QueryModel>,
+    config: &AnswerConfig,
+) -> Vec<Row> {
+    let read: Vec<&Question> = qs
+        .iter()
+        .copied()
+        .filter(|q| {
+            model.is_none() || assess(&c.built.index, model, &q.question, config).has_vector
+        })
+        .collect();
+    rows(c, corpus, &read, model, config)
+}
+
 /// Share of the answerable questions whose would-be first quote holds at least half of an
 /// evidence phrase's content words (quote hit, before any decline).
 fn would_hit(
@@ -686,7 +705,9 @@ pub fn run(
                     .map(|&c| {
                         let corpus = &corpora[c];
                         let m = corpus.model.as_ref().filter(|_| with_vectors);
-                        s.spawn(move || rows(corpus, c, &corpus.split(Split::Dev), m, &config))
+                        s.spawn(move || {
+                            decided_rows(corpus, c, &corpus.split(Split::Dev), m, &config)
+                        })
                     })
                     .collect();
                 handles

@@ -8,6 +8,7 @@
 use crate::answer::Scope;
 use crate::bm25::{Hit, QueryTerm, best_first, query_terms, search};
 use crate::format::Index;
+use crate::text::reads_as_english;
 use crate::vector::{QueryModel, search_vectors};
 
 /// A retrieval method.
@@ -81,14 +82,16 @@ pub fn retrieve_with(
     )
 }
 
-/// The question's vector, when `model` fits the index.
+/// The question's vector, when `model` fits the index and the question is in English (the
+/// language of the teacher the query model was distilled from; a German question is asked
+/// by its words alone, which the German stemmer reads).
 pub(crate) fn query_vector(
     index: &Index,
     model: Option<&QueryModel>,
     question: &str,
 ) -> Option<Vec<f32>> {
     model
-        .filter(|m| model_fits(index, m))
+        .filter(|m| model_fits(index, m) && reads_as_english(question))
         .and_then(|m| m.embed(question))
 }
 

@@ -250,6 +250,23 @@ const GERMAN_FRAMING: &[&str] = &[
     "webseite",
 ];
 
+/// Whether `text` reads as English rather than German: no more of its words are German-only
+/// stopwords ("wie", "ich", "ein") than English-only ones (a text with neither reads as
+/// English). The query model was distilled from an English teacher, so a German question's
+/// vector means nothing.
+pub(crate) fn reads_as_english(text: &str) -> bool {
+    let (mut english, mut german) = (0usize, 0usize);
+    for (_, word) in tokens(text) {
+        let (en, de) = (
+            is_stopword(&word, Lang::English),
+            is_stopword(&word, Lang::German),
+        );
+        english += usize::from(en && !de);
+        german += usize::from(de && !en);
+    }
+    english >= german
+}
+
 // Sorted, so `binary_search` works; a unit test keeps them sorted.
 const ENGLISH_STOPWORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
@@ -292,6 +309,21 @@ mod tests {
     fn overlong_tokens_are_skipped() {
         let long = "x".repeat(MAX_TOKEN_BYTES + 1);
         assert_eq!(words(&format!("a {long} b")), ["a", "b"]);
+    }
+
+    #[test]
+    fn a_question_reads_as_english_unless_its_small_words_are_german() {
+        assert!(reads_as_english("How long do I have to return a bike?"));
+        assert!(reads_as_english(
+            "Is there an English version of the Rückgabe page?"
+        ));
+        assert!(reads_as_english("Rückgabe?"));
+        assert!(!reads_as_english(
+            "Wie lange habe ich Zeit, ein Rad zurückzugeben?"
+        ));
+        assert!(!reads_as_english(
+            "Was kostet die Abholung eines Rades zur Rückgabe?"
+        ));
     }
 
     #[test]

@@ -4,7 +4,8 @@
 
 use onrecord_core::{
     AnswerConfig, Block, BlockKind, Decline, Index, IndexBuilder, IndexSettings, Lang, Mode,
-    SourceDoc, SourceSection, ask, chunk, query_terms, retrieve,
+    QueryModel, SourceDoc, SourceSection, VectorIndex, ask, assess, chunk, encode_query_model,
+    query_terms, retrieve,
 };
 use proptest::prelude::*;
 
@@ -309,6 +310,71 @@ fn a_sentence_is_not_quoted_with_a_table_row_beside_it() {
     let quote = &answer.quotes[0].text;
     assert!(quote.starts_with("On Thursdays"), "{quote:?}");
     assert!(!quote.contains("Sunday"), "{quote:?}");
+}
+
+/// The query model was distilled from an English teacher: a German question is answered by
+/// its words alone (as without a model), while an English one is read by meaning too.
+#[test]
+fn a_german_question_is_asked_by_its_words_alone() {
+    let words = [
+        "[UNK]",
+        "rad",
+        "tage",
+        "bike",
+        "days",
+        "return",
+        "zurückgeben",
+        "zeit",
+    ];
+    let vocab: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+    let rows: Vec<(u32, Vec<f32>)> = (1..words.len() as u32)
+        .map(|i| {
+            let x = i as f32;
+            (i, vec![x.sin(), x.cos(), (x * 0.7).sin(), 1.0 / x])
+        })
+        .collect();
+    let model = QueryModel::from_bytes(&encode_query_model(&vocab, 4, &rows)).unwrap();
+    let german = SourceDoc {
+        lang: Lang::German,
+        ..page(
+            "rueckgabe.md",
+            "Rückgabe",
+            "Fristen",
+            "Sie haben 30 Tage Zeit, ein Rad zurückzugeben.",
+        )
+    };
+    let english = page(
+        "returns.md",
+        "Returns",
+        "Time limits",
+        "You have 30 days to return a bike.",
+    );
+    let mut index = index_of_pages(&[german, english]);
+    let mut vectors = VectorIndex::new(model.checksum(), 4);
+    for f in &index.fragments {
+        vectors.push(
+            &model
+                .embed(&f.text)
+                .unwrap_or_else(|| vec![0.5, -0.5, 0.5, -0.5]),
+        );
+    }
+    index.vectors = Some(vectors);
+    let config = AnswerConfig::DEFAULT;
+    let english_q = "How many days do I have to return a bike?";
+    assert!(
+        assess(&index, Some(&model), english_q, &config)
+            .meaning
+            .is_some()
+    );
+    let german_q = "Wie viele Tage habe ich Zeit, ein Rad zurückzugeben?";
+    assert_eq!(
+        assess(&index, Some(&model), german_q, &config).meaning,
+        None
+    );
+    assert_eq!(
+        ask(&index, Some(&model), german_q, &config),
+        ask(&index, None, german_q, &config)
+    );
 }
 
 #[test]

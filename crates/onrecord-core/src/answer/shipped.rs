@@ -8,33 +8,33 @@ use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -2.5281975,
+    bias: -2.4806342,
     weights: [
-        1.0531478,   // coverage
-        0.44613665,  // key_coverage
-        0.4033921,   // in_quote
-        0.029373083, // key_support
-        1.3696495,   // meaning
-        -3.2465217,  // salient_missing
-        -0.93533725, // compound_missing
-        -0.73850447, // asks_quantity
-        0.25296667,  // quantity_shown
-        1.4111965,   // bigram_share
+        1.0390011,    // coverage
+        0.44853267,   // key_coverage
+        0.31034,      // in_quote
+        -0.016719833, // key_support
+        1.3852282,    // meaning
+        -3.5549903,   // salient_missing
+        -0.9112749,   // compound_missing
+        -0.7259619,   // asks_quantity
+        0.25812832,   // quantity_shown
+        1.532659,     // bigram_share
     ],
-    threshold: 0.48,
+    threshold: 0.48499998,
     high: 2.0,
-    medium: 0.48,
+    medium: 0.48499998,
     reference: [
-        0.75177354,   // coverage
-        0.8598552,    // key_coverage
-        0.6520187,    // in_quote
-        0.80758125,   // key_support
-        0.48488483,   // meaning
-        0.021255853,  // salient_missing
-        0.0121951215, // compound_missing
-        0.25609756,   // asks_quantity
-        0.15853658,   // quantity_shown
-        0.3468621,    // bigram_share
+        0.75146294,  // coverage
+        0.86087894,  // key_coverage
+        0.64913195,  // in_quote
+        0.80520576,  // key_support
+        0.48635978,  // meaning
+        0.018764338, // salient_missing
+        0.012345679, // compound_missing
+        0.25925925,  // asks_quantity
+        0.16049382,  // quantity_shown
+        0.35114434,  // bigram_share
     ],
 };
 
