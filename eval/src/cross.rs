@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use build_index::{Build, Embedder, Options, build_with};
 use onrecord_core::{
-    AnswerConfig, AskKind, DeclineModel, FEATURE_NAMES, Fusion, Index, N_FEATURES, QueryModel,
-    ShardSizes, ShardedIndex, assess, retrieve_fused,
+    AnswerConfig, AskKind, Assessment, DeclineModel, FEATURE_NAMES, Fusion, Index, N_FEATURES,
+    QueryModel, ShardSizes, ShardedIndex, assess, retrieve_fused,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -157,19 +157,12 @@ fn rows(
 ) -> Vec<Row> {
     qs.iter()
         .map(|q| {
-            let a = assess(&c.built.index, model, &q.question, config);
-            let grounded = q.answerable()
-                && a.quotes
-                    .iter()
-                    .any(|quote| is_relevant(&c.built.index, q, quote.fragment));
-            Row {
+            row(
+                c,
                 corpus,
-                answerable: q.answerable(),
-                grounded,
-                hard_declined: a.hard_decline.is_some(),
-                x: a.features.values,
-                floors: [a.coverage, a.support, a.meaning.unwrap_or(0.0)],
-            }
+                q,
+                &assess(&c.built.index, model, &q.question, config),
+            )
         })
         .collect()
 }
@@ -183,14 +176,28 @@ fn decided_rows(
     model: Option<&QueryModel>,
     config: &AnswerConfig,
 ) -> Vec<Row> {
-    let read: Vec<&Question> = qs
-        .iter()
-        .copied()
-        .filter(|q| {
-            model.is_none() || assess(&c.built.index, model, &q.question, config).has_vector
+    qs.iter()
+        .filter_map(|q| {
+            let a = assess(&c.built.index, model, &q.question, config);
+            (model.is_none() || a.has_vector).then(|| row(c, corpus, q, &a))
         })
-        .collect();
-    rows(c, corpus, &read, model, config)
+        .collect()
+}
+
+/// One question's row: its evidence and whether quoting would be right.
+fn row(c: &Corpus, corpus: usize, q: &Question, a: &Assessment) -> Row {
+    let grounded = q.answerable()
+        && a.quotes
+            .iter()
+            .any(|quote| is_relevant(&c.built.index, q, quote.fragment));
+    Row {
+        corpus,
+        answerable: q.answerable(),
+        grounded,
+        hard_declined: a.hard_decline.is_some(),
+        x: a.features.values,
+        floors: [a.coverage, a.support, a.meaning.unwrap_or(0.0)],
+    }
 }
 
 /// Share of the answerable questions whose would-be first quote holds at least half of an

@@ -4,10 +4,12 @@
 
 use onrecord_core::{
     AnswerConfig, Block, BlockKind, Decline, Index, IndexBuilder, IndexSettings, Lang, Mode,
-    QueryModel, SourceDoc, SourceSection, VectorIndex, ask, assess, chunk, encode_query_model,
-    query_terms, retrieve,
+    SourceDoc, SourceSection, VectorIndex, ask, assess, chunk, query_terms, retrieve,
 };
 use proptest::prelude::*;
+
+mod support;
+use support::toy_model::toy_model;
 
 /// Words that recur across pages and questions, so that questions often hit.
 const WORDS: &[&str] = &[
@@ -326,14 +328,7 @@ fn a_german_question_is_asked_by_its_words_alone() {
         "zurückgeben",
         "zeit",
     ];
-    let vocab: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-    let rows: Vec<(u32, Vec<f32>)> = (1..words.len() as u32)
-        .map(|i| {
-            let x = i as f32;
-            (i, vec![x.sin(), x.cos(), (x * 0.7).sin(), 1.0 / x])
-        })
-        .collect();
-    let model = QueryModel::from_bytes(&encode_query_model(&vocab, 4, &rows)).unwrap();
+    let model = toy_model(&words);
     let german = SourceDoc {
         lang: Lang::German,
         ..page(

@@ -4,13 +4,14 @@
 use onrecord_core::ann::{CodeList, ivf_code_search, probed_lists};
 use onrecord_core::{
     AnswerConfig, Block, DecodeError, HEADER_LEN, Index, IndexBuilder, IndexSettings, Lang,
-    MANIFEST_MAGIC, PROBES, QueryModel, SHARD_FORMAT_VERSION, SHARD_MAGIC, ShardErrorKind,
-    ShardSizes, ShardedFiles, ShardedIndex, SourceDoc, SourceSection, VectorIndex, VectorLists,
-    ask, chunk, encode_query_model, search_vectors,
+    MANIFEST_MAGIC, PROBES, SHARD_FORMAT_VERSION, SHARD_MAGIC, ShardErrorKind, ShardSizes,
+    ShardedFiles, ShardedIndex, SourceDoc, SourceSection, VectorIndex, VectorLists, ask, chunk,
+    search_vectors,
 };
 use proptest::prelude::*;
 
 mod support;
+use support::toy_model::toy_model;
 
 /// Seven pages, two of them in German and one empty, so tiny shards make several of each kind.
 fn fixture() -> Index {
@@ -216,14 +217,7 @@ fn answers_with_vectors_on_demand_equal_every_shard_in() {
         "cost",
         "days",
     ];
-    let vocab: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-    let rows: Vec<(u32, Vec<f32>)> = (1..words.len() as u32)
-        .map(|i| {
-            let x = i as f32;
-            (i, vec![x.sin(), x.cos(), (x * 0.7).sin(), 1.0 / x])
-        })
-        .collect();
-    let model = QueryModel::from_bytes(&encode_query_model(&vocab, 4, &rows)).unwrap();
+    let model = toy_model(&words);
     let mut whole = fixture();
     let mut vectors = VectorIndex::new(model.checksum(), 4);
     for f in &whole.fragments {

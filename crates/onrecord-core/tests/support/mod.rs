@@ -4,3 +4,4 @@
 pub mod frame;
 pub mod invariants;
 pub mod shapes;
+pub mod toy_model;
