@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
-use onrecord_core::{Answer, AnswerConfig, Citation, Decline, Mode, ask};
+use onrecord_core::{Answer, AnswerConfig, Citation, Decline, Mode, ask, asks_by_meaning};
 use serde_json::{Value, json};
 
 use crate::deploy;
@@ -39,10 +39,11 @@ pub(crate) fn run(path: &Path, question: &str, as_json: bool, lexical: bool) -> 
         None => None,
     };
     let answer = ask(&index, model.as_ref(), question, &AnswerConfig::DEFAULT);
+    let by_meaning = asks_by_meaning(&index, model.as_ref(), question);
     if as_json {
-        println!("{:#}", to_json(&answer, model.is_some()));
+        println!("{:#}", to_json(&answer, by_meaning));
     } else {
-        print!("{}", to_text(&answer, model.is_some()));
+        print!("{}", to_text(&answer, by_meaning));
     }
     Ok(())
 }

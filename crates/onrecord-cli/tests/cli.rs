@@ -483,6 +483,18 @@ fn a_build_with_the_teacher_adds_vectors_and_the_query_model() {
         "{}",
         text(&run.stdout)
     );
+    // A German question is matched by its words alone (the query model's teacher is English).
+    let run = onrecord(&[
+        "ask",
+        plain.to_str().unwrap(),
+        "Wann fährt die erste Fähre an Werktagen?",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stdout).contains("[matched by words only]"),
+        "{}",
+        text(&run.stdout)
+    );
 
     // The same query model beside a lexical index does not fit it: check says so.
     let lexical = scratch.path().join("lexical");

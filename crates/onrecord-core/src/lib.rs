@@ -77,7 +77,8 @@ pub use crate::page::{PageKind, asks_about_changes, page_kind};
 pub use crate::plain::{MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents};
 pub use crate::question::{MAX_QUESTION_CHARS, QuestionError, check_question};
 pub use crate::retrieve::{
-    Fusion, Method, SHIPPED, model_fits, reciprocal_rank, retrieve, retrieve_fused, retrieve_with,
+    Fusion, Method, SHIPPED, asks_by_meaning, model_fits, reciprocal_rank, retrieve,
+    retrieve_fused, retrieve_with,
 };
 pub use crate::sentence::sentences;
 pub use crate::shard::{

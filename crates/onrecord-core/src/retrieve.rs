@@ -82,17 +82,22 @@ pub fn retrieve_with(
     )
 }
 
-/// The question's vector, when `model` fits the index and the question is in English (the
-/// language of the teacher the query model was distilled from; a German question is asked
-/// by its words alone, which the German stemmer reads).
+/// The question's vector, when [`asks_by_meaning`].
 pub(crate) fn query_vector(
     index: &Index,
     model: Option<&QueryModel>,
     question: &str,
 ) -> Option<Vec<f32>> {
     model
-        .filter(|m| model_fits(index, m) && reads_as_english(question))
+        .filter(|_| asks_by_meaning(index, model, question))
         .and_then(|m| m.embed(question))
+}
+
+/// Whether `question` is matched by meaning as well as by its words: `model` fits the index
+/// and the question is in English, the language of the teacher the query model was distilled
+/// from (a German question is asked by its words alone).
+pub fn asks_by_meaning(index: &Index, model: Option<&QueryModel>, question: &str) -> bool {
+    model.is_some_and(|m| model_fits(index, m)) && reads_as_english(question)
 }
 
 /// Whether `model` embeds questions into the space of this index's vectors.
