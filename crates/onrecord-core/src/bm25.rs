@@ -6,7 +6,9 @@ use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc,
 use crate::collection::Collection;
 use crate::format::{Bm25Params, Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
 use crate::page::PageKind;
-use crate::text::{Analyzer, Lang, asks_how_much, is_framing, is_stopword, tokens};
+use crate::text::{
+    Analyzer, Lang, asks_how_much, is_framing, is_stopword, skips_as_previous, tokens,
+};
 
 /// How many times a title word counts towards term frequency.
 const TITLE_WEIGHT: u32 = 2;
@@ -268,7 +270,9 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
             break;
         }
         let how_much = asks_how_much(&previous, &word);
-        previous.clone_from(&word);
+        if !skips_as_previous(&word) {
+            previous.clone_from(&word);
+        }
         if langs.iter().any(|&l| is_stopword(&word, l))
             || index.is_site_word(&word)
             || seen.contains(&word)

@@ -170,22 +170,38 @@ pub fn is_stopword(word: &str, lang: Lang) -> bool {
     let list: &[&str] = match lang {
         Lang::English => ENGLISH_STOPWORDS,
         Lang::German => GERMAN_STOPWORDS,
-        _ => &[],
+        Lang::French => FRENCH_STOPWORDS,
+        Lang::Spanish => SPANISH_STOPWORDS,
+        Lang::Dutch => DUTCH_STOPWORDS,
+        Lang::Italian => ITALIAN_STOPWORDS,
+        Lang::Portuguese => PORTUGUESE_STOPWORDS,
     };
     list.binary_search(&word).is_ok()
 }
 
-/// Quantity words that follow "how" (English) or "wie" (German): with it they ask for a
-/// number ("how long", "wie oft") and name nothing the answer must contain.
+/// Quantity words that follow "how" (English), "wie" (German) or "hoe" (Dutch): with it they
+/// ask for a number ("how long", "wie oft", "hoe lang") and name nothing the answer must contain.
 const HOW_QUANTITY: &[&str] = &[
-    "big", "far", "fast", "heavy", "high", "large", "long", "lange", "many", "much", "oft",
-    "often", "old", "small", "soon", "teuer", "viel", "viele", "wide",
+    "big", "far", "fast", "groot", "heavy", "high", "laat", "lang", "lange", "large", "long",
+    "many", "much", "oft", "often", "old", "oud", "small", "snel", "soon", "teuer", "vaak", "veel",
+    "ver", "viel", "viele", "wide", "zwaar",
 ];
+/// Words for time after "combien (de)", "cuánto", "quanto": "combien de temps" asks how long.
+const TIME_WORDS: &[&str] = &["tempo", "temps", "tiempo"];
 
 /// Whether `word` (lowercased), following `previous`, is the quantity word of "how long",
-/// "wie oft", ….
+/// "wie oft", "cuánto tiempo", …. French puts "de" between them: callers pass the word before
+/// it ([`skips_as_previous`]).
 pub(crate) fn asks_how_much(previous: &str, word: &str) -> bool {
-    matches!(previous, "how" | "wie") && HOW_QUANTITY.contains(&word)
+    (matches!(previous, "how" | "wie" | "hoe") && HOW_QUANTITY.contains(&word))
+        || (matches!(previous, "combien" | "cuánto" | "cuanto" | "quanto")
+            && TIME_WORDS.contains(&word))
+}
+
+/// Whether `word` is passed over when remembering the word before the next one ("combien *de*
+/// temps").
+pub(crate) fn skips_as_previous(word: &str) -> bool {
+    word == "de"
 }
 
 /// Whether `word` (lowercased) frames a question about what is written or thought rather than
@@ -196,7 +212,11 @@ pub(crate) fn is_framing(word: &str, lang: Lang) -> bool {
     let list: &[&str] = match lang {
         Lang::English => ENGLISH_FRAMING,
         Lang::German => GERMAN_FRAMING,
-        _ => &[],
+        Lang::French => FRENCH_FRAMING,
+        Lang::Spanish => SPANISH_FRAMING,
+        Lang::Dutch => DUTCH_FRAMING,
+        Lang::Italian => ITALIAN_FRAMING,
+        Lang::Portuguese => PORTUGUESE_FRAMING,
     };
     list.binary_search(&word).is_ok()
 }
@@ -249,22 +269,74 @@ const GERMAN_FRAMING: &[&str] = &[
     "schreibt",
     "webseite",
 ];
+const FRENCH_FRAMING: &[&str] = &[
+    "disent",
+    "dit",
+    "documentation",
+    "décrit",
+    "explique",
+    "mentionne",
+    "pense",
+    "écrit",
+];
+const SPANISH_FRAMING: &[&str] = &[
+    "describe",
+    "dice",
+    "dicen",
+    "documentación",
+    "escribe",
+    "explica",
+    "menciona",
+    "piensa",
+];
+const DUTCH_FRAMING: &[&str] = &[
+    "beschrijft",
+    "denkt",
+    "documentatie",
+    "handleiding",
+    "noemt",
+    "schrijft",
+    "vermeldt",
+    "zegt",
+];
+const ITALIAN_FRAMING: &[&str] = &[
+    "descrive",
+    "dice",
+    "documentazione",
+    "menziona",
+    "pensa",
+    "scrive",
+    "spiega",
+];
+const PORTUGUESE_FRAMING: &[&str] = &[
+    "descreve",
+    "diz",
+    "documentação",
+    "escreve",
+    "explica",
+    "menciona",
+    "pensa",
+];
 
-/// Whether `text` reads as English rather than German: no more of its words are German-only
-/// stopwords ("wie", "ich", "ein") than English-only ones (a text with neither reads as
-/// English). The query model was distilled from an English teacher, so a German question's
-/// vector means nothing.
+/// Whether `text` reads as English rather than another language: against each other language,
+/// no more of its words are that language's stopwords alone ("wie", "combien", "hoe") than
+/// English's alone (a text with neither reads as English; "a" or "in" count for neither side of
+/// a language that shares them). The query model was distilled from an English teacher, so
+/// another language's question's vector means nothing.
 pub(crate) fn reads_as_english(text: &str) -> bool {
-    let (mut english, mut german) = (0usize, 0usize);
-    for (_, word) in tokens(text) {
-        let (en, de) = (
-            is_stopword(&word, Lang::English),
-            is_stopword(&word, Lang::German),
-        );
-        english += usize::from(en && !de);
-        german += usize::from(de && !en);
-    }
-    english >= german
+    let words: Vec<String> = tokens(text).map(|(_, w)| w).collect();
+    Lang::ALL
+        .into_iter()
+        .filter(|&l| l != Lang::English)
+        .all(|other| {
+            let (mut english, mut theirs) = (0usize, 0usize);
+            for word in &words {
+                let (en, them) = (is_stopword(word, Lang::English), is_stopword(word, other));
+                english += usize::from(en && !them);
+                theirs += usize::from(them && !en);
+            }
+            english >= theirs
+        })
 }
 
 // Sorted, so `binary_search` works; a unit test keeps them sorted.
@@ -283,6 +355,46 @@ const GERMAN_STOPWORDS: &[&str] = &[
     "dass", "dem", "den", "der", "des", "die", "du", "ein", "eine", "einem", "einen", "einer",
     "es", "für", "hat", "ich", "ihr", "im", "in", "ist", "kann", "mit", "nach", "nicht", "oder",
     "sie", "sind", "und", "von", "was", "wenn", "wie", "wir", "wo", "zu", "zum", "zur",
+];
+const FRENCH_STOPWORDS: &[&str] = &[
+    "a", "ai", "au", "aux", "avec", "avez", "avons", "c", "ce", "ces", "cet", "cette", "combien",
+    "comment", "d", "dans", "de", "des", "dois", "doit", "donc", "du", "elle", "elles", "en", "es",
+    "est", "et", "eux", "il", "ils", "j", "je", "l", "la", "le", "les", "leur", "leurs", "lui",
+    "m", "ma", "mais", "me", "mes", "moi", "mon", "n", "ne", "nos", "notre", "nous", "on", "ont",
+    "ou", "où", "par", "pas", "peut", "peux", "pour", "pourquoi", "puis", "qu", "quand", "que",
+    "quel", "quelle", "quelles", "quels", "qui", "quoi", "s", "sa", "se", "ses", "si", "son",
+    "sont", "sur", "t", "ta", "te", "tes", "toi", "ton", "tu", "un", "une", "vos", "votre", "vous",
+    "y", "à", "êtes",
+];
+const SPANISH_STOPWORDS: &[&str] = &[
+    "a", "al", "como", "con", "cual", "cuales", "cuando", "cuanto", "cuál", "cuáles", "cuándo",
+    "cuánta", "cuántas", "cuánto", "cuántos", "cómo", "de", "debo", "del", "donde", "dónde", "el",
+    "ella", "en", "es", "esa", "ese", "eso", "esta", "este", "esto", "está", "hay", "la", "las",
+    "le", "les", "lo", "los", "me", "mi", "mis", "no", "nos", "o", "para", "pero", "por", "porqué",
+    "puede", "puedo", "que", "quien", "quién", "qué", "se", "si", "son", "su", "sus", "te",
+    "tengo", "tu", "tú", "un", "una", "unas", "uno", "unos", "usted", "y", "yo", "él",
+];
+const DUTCH_STOPWORDS: &[&str] = &[
+    "aan", "al", "bij", "dan", "dat", "de", "die", "dit", "door", "een", "en", "er", "het", "hoe",
+    "hoelang", "hoeveel", "ik", "in", "is", "je", "jij", "kan", "kun", "kunnen", "maar", "met",
+    "mijn", "moet", "naar", "niet", "nog", "of", "om", "ons", "onze", "op", "over", "te", "tot",
+    "u", "uw", "van", "voor", "waar", "waarom", "wanneer", "wat", "welk", "welke", "wie", "wij",
+    "worden", "wordt", "ze", "zij", "zijn",
+];
+const ITALIAN_STOPWORDS: &[&str] = &[
+    "a", "al", "all", "alla", "alle", "c", "che", "chi", "ci", "come", "con", "cos", "cosa", "da",
+    "dal", "dalla", "dei", "del", "dell", "della", "delle", "di", "dove", "e", "gli", "ha",
+    "hanno", "ho", "i", "il", "in", "io", "l", "la", "le", "lo", "ma", "mi", "mia", "mio", "ne",
+    "nel", "nell", "nella", "non", "o", "per", "perché", "posso", "può", "quale", "quali",
+    "quando", "quanta", "quante", "quanti", "quanto", "questa", "questo", "se", "si", "sono", "su",
+    "sul", "sull", "sulla", "tu", "un", "una", "uno", "vi", "voi", "è",
+];
+const PORTUGUESE_STOPWORDS: &[&str] = &[
+    "a", "ao", "aos", "as", "com", "como", "da", "das", "de", "devo", "do", "dos", "e", "ela",
+    "ele", "em", "eu", "há", "isso", "isto", "mas", "me", "meu", "minha", "na", "nas", "no", "nos",
+    "não", "o", "onde", "os", "ou", "para", "pela", "pelo", "pode", "por", "porque", "posso",
+    "quais", "qual", "quando", "quanta", "quantas", "quanto", "quantos", "que", "quem", "se",
+    "seu", "sua", "são", "tem", "um", "uma", "você", "à", "é",
 ];
 
 #[cfg(test)]
@@ -312,6 +424,38 @@ mod tests {
     }
 
     #[test]
+    fn a_question_reads_as_english_unless_its_small_words_are_another_languages() {
+        for other in [
+            "Combien de temps ai-je pour retourner un vélo ?",
+            "¿Cuánto tiempo tengo para devolver una bicicleta?",
+            "Hoe lang heb ik om een fiets terug te sturen?",
+            "Quanto tempo ho per restituire una bici?",
+            "Quanto tempo tenho para devolver uma bicicleta?",
+        ] {
+            assert!(!reads_as_english(other), "{other}");
+        }
+        // Words English shares with another language ("is" in Dutch, "o" in Spanish) count for
+        // neither.
+        for english in [
+            "Is O(n) guaranteed?",
+            "Is there no way to return a bike?",
+            "Can I use the de facto standard over HTTP?",
+        ] {
+            assert!(reads_as_english(english), "{english}");
+        }
+    }
+
+    #[test]
+    fn quantity_words_follow_how_in_each_language() {
+        assert!(asks_how_much("how", "long"));
+        assert!(asks_how_much("hoe", "lang"));
+        assert!(asks_how_much("cuánto", "tiempo"));
+        assert!(!asks_how_much("how", "temps"));
+        assert!(!asks_how_much("de", "temps"));
+        assert!(skips_as_previous("de"));
+    }
+
+    #[test]
     fn a_question_reads_as_english_unless_its_small_words_are_german() {
         assert!(reads_as_english("How long do I have to return a bike?"));
         assert!(reads_as_english(
@@ -331,8 +475,18 @@ mod tests {
         for list in [
             ENGLISH_STOPWORDS,
             GERMAN_STOPWORDS,
+            FRENCH_STOPWORDS,
+            SPANISH_STOPWORDS,
+            DUTCH_STOPWORDS,
+            ITALIAN_STOPWORDS,
+            PORTUGUESE_STOPWORDS,
             ENGLISH_FRAMING,
             GERMAN_FRAMING,
+            FRENCH_FRAMING,
+            SPANISH_FRAMING,
+            DUTCH_FRAMING,
+            ITALIAN_FRAMING,
+            PORTUGUESE_FRAMING,
         ] {
             assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
         }

@@ -3,8 +3,8 @@
 //! three quotes come from different pages, and a decline cites nothing.
 
 use onrecord_core::{
-    AnswerConfig, Block, BlockKind, Decline, Index, IndexBuilder, IndexSettings, Lang, Mode,
-    SourceDoc, SourceSection, VectorIndex, ask, assess, chunk, query_terms, retrieve,
+    AnswerConfig, AskKind, Block, BlockKind, Decline, Index, IndexBuilder, IndexSettings, Lang,
+    Mode, SourceDoc, SourceSection, VectorIndex, ask, assess, chunk, query_terms, retrieve,
 };
 use proptest::prelude::*;
 
@@ -597,5 +597,71 @@ fn a_topic_question_is_answered_by_the_page_about_its_subject() {
     ] {
         let answer = ask(&index, None, declined, &config);
         assert_eq!(answer.mode, Mode::NotFound, "{declined}: {answer:?}");
+    }
+}
+
+/// A French site is asked in French: the small words ("combien", "est-ce que", "d'") are
+/// neither searched nor named in a decline, and "combien de temps" asks how long, as "how long"
+/// does, so "temps" need not be on the page.
+#[test]
+fn a_french_site_is_asked_in_french() {
+    let french = |path: &str, title: &str, heading: &str, text: &str| SourceDoc {
+        lang: Lang::French,
+        ..page(path, title, heading, text)
+    };
+    let mut builder = IndexBuilder::new(Lang::French, IndexSettings::STANDARD);
+    for doc in [
+        french(
+            "retours.md",
+            "Retours",
+            "Délais",
+            "Vous avez 30 jours à compter de la livraison pour retourner un vélo.",
+        ),
+        french(
+            "atelier.md",
+            "L'atelier",
+            "Horaires",
+            "L'atelier est ouvert du mardi au samedi, de 9 h à 18 h.",
+        ),
+        french(
+            "garantie.md",
+            "Garantie",
+            "Cadre",
+            "Le cadre est garanti cinq ans.",
+        ),
+    ] {
+        builder.add(&doc, &chunk(&doc, 800));
+    }
+    let index = Index::from_bytes(&builder.finish().to_bytes([3; 32]).unwrap()).unwrap();
+    let config = answering_everything(2.0);
+    let quote = |q: &str| {
+        let answer = ask(&index, None, q, &config);
+        assert_eq!(answer.mode, Mode::Answer, "{q}: {:?}", answer.decline);
+        answer.quotes[0].text.clone()
+    };
+    let how_long = "Combien de temps ai-je pour retourner un vélo ?";
+    assert!(quote(how_long).contains("30 jours"));
+    let evidence = assess(&index, None, how_long, &config);
+    assert_eq!(evidence.kind, AskKind::Quantity);
+    assert_eq!(evidence.coverage, 1.0);
+    assert!(evidence.missing_on_page.is_empty());
+    assert!(quote("Quand est-ce que l'atelier est ouvert ?").contains("mardi au samedi"));
+    let words: Vec<String> = query_terms(&index, "Est-ce que vous vendez des vélos d'occasion ?")
+        .into_iter()
+        .map(|t| t.word)
+        .collect();
+    assert_eq!(words, ["vendez", "vélos", "occasion"]);
+    match ask(
+        &index,
+        None,
+        "Est-ce que vous vendez des trottinettes ?",
+        &config,
+    )
+    .decline
+    {
+        Some(Decline::NeverMentioned { terms }) => {
+            assert_eq!(terms, ["vendez", "trottinettes"]);
+        }
+        other => panic!("{other:?}"),
     }
 }

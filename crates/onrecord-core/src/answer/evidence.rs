@@ -91,7 +91,13 @@ pub(super) fn assess(
         Ok(question) => (question, None),
         Err(why) => ("", Some(why)),
     };
-    let terms = query_terms(index, question);
+    // The quantity word of "how long" or "combien de temps" names nothing the answer holds:
+    // the evidence, like retrieval, looks for the other words ("This page explains … how long
+    // a refund takes" does not say how long).
+    let terms: Vec<QueryTerm> = query_terms(index, question)
+        .into_iter()
+        .filter(|t| !t.how_much)
+        .collect();
     let kind = ask_kind(question);
     let missing_terms: Vec<String> = terms
         .iter()

@@ -53,13 +53,61 @@ impl AskKind {
 
 /// Words that make "what is the …" ask for a number.
 const QUANTITY_NOUNS: &[&str] = &[
-    "cost", "costs", "default", "duration", "fee", "kosten", "limit", "maximum", "minimum",
-    "number", "preis", "price", "size", "version",
+    "cost",
+    "costs",
+    "coste",
+    "costo",
+    "coût",
+    "custo",
+    "default",
+    "duration",
+    "durata",
+    "duración",
+    "durée",
+    "duur",
+    "fee",
+    "kosten",
+    "limit",
+    "maximum",
+    "minimum",
+    "number",
+    "preis",
+    "prezzo",
+    "price",
+    "prijs",
+    "prix",
+    "precio",
+    "preço",
+    "size",
+    "version",
+];
+/// Words that ask "which" or "what" (English, German, French, Spanish, Dutch, Italian,
+/// Portuguese).
+const WHICH: &[&str] = &[
+    "cual", "cuál", "cuáles", "qual", "quais", "quale", "quali", "quel", "quelle", "quelles",
+    "quels", "qué", "wat", "welche", "welcher", "welches", "welk", "welke", "what", "which", "was",
+];
+/// Words that ask for a number on their own: "combien", "cuánto", "hoeveel", "quanto".
+const HOW_MUCH: &[&str] = &[
+    "combien", "cuanta", "cuantas", "cuanto", "cuantos", "cuánta", "cuántas", "cuánto", "cuántos",
+    "hoelang", "hoeveel", "quanta", "quantas", "quante", "quanti", "quanto", "quantos",
+];
+/// "When" and "since" ask for a date or a version.
+const WHEN: &[&str] = &[
+    "cuando", "cuándo", "quand", "quando", "seit", "since", "wann", "wanneer", "when",
+];
+/// "How", asking for a way.
+const HOW: &[&str] = &["come", "comment", "como", "cómo", "hoe", "how", "wie"];
+/// "Why".
+const WHY: &[&str] = &[
+    "perché", "porque", "porqué", "pourquoi", "waarom", "warum", "weshalb", "why", "wieso",
 ];
 /// Auxiliaries that open a yes/no question.
 const YES_NO_OPENERS: &[&str] = &[
-    "are", "can", "could", "darf", "did", "do", "does", "gibt", "has", "hat", "have", "is", "ist",
-    "kann", "may", "muss", "must", "should", "sind", "was", "were", "will", "wird", "would",
+    "are", "can", "could", "darf", "debo", "devo", "did", "do", "does", "dois", "est", "gibt",
+    "has", "hat", "have", "hay", "heb", "heeft", "is", "ist", "kan", "kann", "kun", "mag", "may",
+    "moet", "muss", "must", "pode", "posso", "puedo", "puede", "peut", "peux", "puis", "pouvez",
+    "può", "should", "sind", "tem", "was", "were", "will", "wird", "would", "zijn", "è", "é", "há",
 ];
 /// Verbs that make "what does X …" ask for a definition.
 const DEFINING_VERBS: &[&str] = &[
@@ -79,7 +127,8 @@ const TOPIC_OPENERS: &[&str] = &["how", "was", "what", "where", "which", "wie", 
 /// "about": what follows names the subject.
 const ABOUT: &[&str] = &["about", "über"];
 
-/// The kind of answer `question` asks for, from its opening words (English and German).
+/// The kind of answer `question` asks for, from its opening words (in any of the languages
+/// [`Lang`] names).
 pub fn ask_kind(question: &str) -> AskKind {
     if topic_subject(question).is_some() {
         return AskKind::Topic;
@@ -87,29 +136,38 @@ pub fn ask_kind(question: &str) -> AskKind {
     let words: Vec<String> = tokens(question).take(8).map(|(_, w)| w).collect();
     let word = |i: usize| words.get(i).map_or("", String::as_str);
     let (first, second) = (word(0), word(1));
+    let is = |list: &[&str], w: &str| list.contains(&w);
     match first {
-        "why" | "warum" | "wieso" | "weshalb" => AskKind::Reason,
+        w if is(WHY, w) => AskKind::Reason,
         "how" if second == "come" => AskKind::Reason,
-        "how" | "wie" if asks_how_much(first, second) => AskKind::Quantity,
-        "how" | "wie" => AskKind::HowTo,
-        "when" | "wann" | "since" | "seit" => AskKind::Quantity,
-        "which" | "what" | "welche" | "welcher" | "welches" | "was"
-            if words.iter().any(|w| QUANTITY_NOUNS.contains(&w.as_str())) =>
-        {
+        // "¿Por qué…?", "Por que…?" (Spanish, Portuguese).
+        "por" if matches!(second, "qué" | "que") => AskKind::Reason,
+        w if is(HOW, w) && asks_how_much(first, second) => AskKind::Quantity,
+        w if is(HOW_MUCH, w) || is(WHEN, w) => AskKind::Quantity,
+        w if is(HOW, w) => AskKind::HowTo,
+        w if is(WHICH, w) && words.iter().any(|w| QUANTITY_NOUNS.contains(&w.as_str())) => {
             AskKind::Quantity
         }
-        "what" | "was" => {
-            let defining = matches!(second, "is" | "are" | "ist" | "sind" | "s")
-                || words
-                    .iter()
-                    .skip(2)
-                    .any(|w| DEFINING_VERBS.contains(&w.as_str()));
+        "what" | "was" | "wat" | "qué" => {
+            let defining = matches!(
+                second,
+                "is" | "are" | "ist" | "sind" | "s" | "zijn" | "es" | "son" | "betekent"
+            ) || words
+                .iter()
+                .skip(2)
+                .any(|w| DEFINING_VERBS.contains(&w.as_str()));
             if defining {
                 AskKind::Definition
             } else {
                 AskKind::Other
             }
         }
+        // "Qu'est-ce qu'un…" (not "Qu'est-ce que je dois faire…"), "Cos'è…", "O que é…".
+        "qu" if second == "est" && matches!(word(4), "un" | "une" | "le" | "la" | "l" | "les") => {
+            AskKind::Definition
+        }
+        "cos" | "cosa" if second == "è" => AskKind::Definition,
+        "o" if second == "que" && word(2) == "é" => AskKind::Definition,
         "define" | "explain" => AskKind::Definition,
         w if YES_NO_OPENERS.contains(&w) => AskKind::YesNo,
         _ => AskKind::Other,
@@ -231,6 +289,22 @@ mod tests {
             ("What is the maximum line length?", AskKind::Quantity),
             ("When does my refund arrive?", AskKind::Quantity),
             ("Does Express support HTTP/3?", AskKind::YesNo),
+            ("Combien coûte un entretien ?", AskKind::Quantity),
+            ("Quel est le prix du Wren ?", AskKind::Quantity),
+            ("Hoe lang duurt de levering?", AskKind::Quantity),
+            ("Hoe retourneer ik een fiets?", AskKind::HowTo),
+            ("¿Cómo devuelvo una bicicleta?", AskKind::HowTo),
+            ("¿Por qué se cobra una tasa?", AskKind::Reason),
+            ("Pourquoi le vélo est-il si lourd ?", AskKind::Reason),
+            ("Quand arrive mon remboursement ?", AskKind::Quantity),
+            ("Est-ce que l'atelier répare les freins ?", AskKind::YesNo),
+            ("Posso restituire una bici?", AskKind::YesNo),
+            ("Qu'est-ce qu'un entretien annuel ?", AskKind::Definition),
+            (
+                "Qu'est-ce que je dois faire si mon vélo est volé ?",
+                AskKind::Other,
+            ),
+            ("Wat is Larkspur Care?", AskKind::Definition),
             (
                 "Can I send back my e-bike if I change my mind?",
                 AskKind::YesNo,
