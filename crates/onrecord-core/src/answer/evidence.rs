@@ -91,12 +91,13 @@ pub(super) fn assess(
         Ok(question) => (question, None),
         Err(why) => ("", Some(why)),
     };
-    // The quantity word of "how long" or "combien de temps" names nothing the answer holds:
-    // the evidence, like retrieval, looks for the other words ("This page explains … how long
-    // a refund takes" does not say how long).
+    // The quantity word of "how long" or "combien de temps" names nothing the answer must
+    // hold: one no page uses is left out, rather than declined as never mentioned. (One the
+    // pages use stays: leaving "long" out everywhere lowered balanced accuracy without vectors,
+    // 0.632 → 0.621 over the five corpora, as it helps tell near-misses apart.)
     let terms: Vec<QueryTerm> = query_terms(index, question)
         .into_iter()
-        .filter(|t| !t.how_much)
+        .filter(|t| !t.how_much || t.in_corpus())
         .collect();
     let kind = ask_kind(question);
     let missing_terms: Vec<String> = terms

@@ -8,64 +8,64 @@ use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -2.4891276,
+    bias: -2.4806342,
     weights: [
-        1.0155916,    // coverage
-        0.43436617,   // key_coverage
-        0.29840556,   // in_quote
-        -0.026166935, // key_support
-        1.490756,     // meaning
-        -3.5545454,   // salient_missing
-        -0.90829134,  // compound_missing
-        -0.71540797,  // asks_quantity
-        0.17090689,   // quantity_shown
-        1.5510392,    // bigram_share
+        1.0390011,    // coverage
+        0.44853267,   // key_coverage
+        0.31034,      // in_quote
+        -0.016719833, // key_support
+        1.3852282,    // meaning
+        -3.5549903,   // salient_missing
+        -0.9112749,   // compound_missing
+        -0.7259619,   // asks_quantity
+        0.25812832,   // quantity_shown
+        1.532659,     // bigram_share
     ],
-    threshold: 0.48999998,
+    threshold: 0.48499998,
     high: 2.0,
-    medium: 0.48999998,
+    medium: 0.48499998,
     reference: [
-        0.7559251,   // coverage
-        0.86486363,  // key_coverage
-        0.6584966,   // in_quote
-        0.80919045,  // key_support
-        0.48692128,  // meaning
+        0.75146294,  // coverage
+        0.86087894,  // key_coverage
+        0.64913195,  // in_quote
+        0.80520576,  // key_support
+        0.48635978,  // meaning
         0.018764338, // salient_missing
         0.012345679, // compound_missing
         0.25925925,  // asks_quantity
-        0.14814815,  // quantity_shown
+        0.16049382,  // quantity_shown
         0.35114434,  // bigram_share
     ],
 };
 
 /// Fit without vectors (lexical answers, before the query model arrives).
 pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -2.2327406,
+    bias: -2.213462,
     weights: [
-        0.80971235,  // coverage
-        0.80971235,  // key_coverage
-        0.22901975,  // in_quote
-        0.5896465,   // key_support
+        0.80320644,  // coverage
+        0.80320644,  // key_coverage
+        0.26093853,  // in_quote
+        0.60652673,  // key_support
         0.0,         // meaning
-        -2.724062,   // salient_missing
-        -0.98506814, // compound_missing
-        -0.58129144, // asks_quantity
-        0.3103804,   // quantity_shown
-        1.6368397,   // bigram_share
+        -2.8613698,  // salient_missing
+        -0.9864766,  // compound_missing
+        -0.58871007, // asks_quantity
+        0.4423926,   // quantity_shown
+        1.563377,    // bigram_share
     ],
-    threshold: 0.465,
+    threshold: 0.53499997,
     high: 0.77,
-    medium: 0.465,
+    medium: 0.53499997,
     reference: [
-        0.7641683,   // coverage
-        0.7641683,   // key_coverage
-        0.67362064,  // in_quote
-        0.73145944,  // key_support
+        0.7595932,   // coverage
+        0.7595932,   // key_coverage
+        0.66401887,  // in_quote
+        0.7275261,   // key_support
         0.0,         // meaning
-        0.08918411,  // salient_missing
+        0.08875747,  // salient_missing
         0.012658228, // compound_missing
         0.278481,    // asks_quantity
-        0.16455697,  // quantity_shown
+        0.17721519,  // quantity_shown
         0.3603656,   // bigram_share
     ],
 };
