@@ -8,18 +8,18 @@ use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -2.4806342,
+    bias: -2.48129,
     weights: [
-        1.0390011,    // coverage
-        0.44853267,   // key_coverage
-        0.31034,      // in_quote
-        -0.016719833, // key_support
-        1.3852282,    // meaning
-        -3.5549903,   // salient_missing
-        -0.9112749,   // compound_missing
-        -0.7259619,   // asks_quantity
-        0.25812832,   // quantity_shown
-        1.532659,     // bigram_share
+        1.039329,    // coverage
+        0.44911513,  // key_coverage
+        0.30879885,  // in_quote
+        -0.01614505, // key_support
+        1.3858354,   // meaning
+        -3.5541654,  // salient_missing
+        -0.9111456,  // compound_missing
+        -0.7261279,  // asks_quantity
+        0.257535,    // quantity_shown
+        1.5332053,   // bigram_share
     ],
     threshold: 0.48499998,
     high: 2.0,
@@ -40,18 +40,18 @@ pub(crate) const HYBRID: DeclineModel = DeclineModel {
 
 /// Fit without vectors (lexical answers, before the query model arrives).
 pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -2.213462,
+    bias: -2.2276714,
     weights: [
-        0.80320644,  // coverage
-        0.80320644,  // key_coverage
-        0.26093853,  // in_quote
-        0.60652673,  // key_support
-        0.0,         // meaning
-        -2.8613698,  // salient_missing
-        -0.9864766,  // compound_missing
-        -0.58871007, // asks_quantity
-        0.4423926,   // quantity_shown
-        1.563377,    // bigram_share
+        0.8072278,  // coverage
+        0.8072278,  // key_coverage
+        0.26152083, // in_quote
+        0.60915685, // key_support
+        0.0,        // meaning
+        -2.8198323, // salient_missing
+        -0.9864739, // compound_missing
+        -0.5894771, // asks_quantity
+        0.43566862, // quantity_shown
+        1.5671854,  // bigram_share
     ],
     threshold: 0.53499997,
     high: 0.77,
