@@ -155,16 +155,7 @@ fn rows(
     model: Option<&QueryModel>,
     config: &AnswerConfig,
 ) -> Vec<Row> {
-    qs.iter()
-        .map(|q| {
-            row(
-                c,
-                corpus,
-                q,
-                &assess(&c.built.index, model, &q.question, config),
-            )
-        })
-        .collect()
+    rows_where(c, corpus, qs, model, config, |_| true)
 }
 
 /// The rows a decline model is fit on: with a query model, only the questions it reads (a
@@ -176,10 +167,24 @@ fn decided_rows(
     model: Option<&QueryModel>,
     config: &AnswerConfig,
 ) -> Vec<Row> {
+    rows_where(c, corpus, qs, model, config, |a| {
+        model.is_none() || a.has_vector
+    })
+}
+
+/// The rows of the questions whose evidence `keep` accepts.
+fn rows_where(
+    c: &Corpus,
+    corpus: usize,
+    qs: &[&Question],
+    model: Option<&QueryModel>,
+    config: &AnswerConfig,
+    keep: impl Fn(&Assessment) -> bool,
+) -> Vec<Row> {
     qs.iter()
         .filter_map(|q| {
             let a = assess(&c.built.index, model, &q.question, config);
-            (model.is_none() || a.has_vector).then(|| row(c, corpus, q, &a))
+            keep(&a).then(|| row(c, corpus, q, &a))
         })
         .collect()
 }

@@ -4,12 +4,12 @@
 
 use onrecord_core::{
     AnswerConfig, AskKind, Block, BlockKind, Decline, Index, IndexBuilder, IndexSettings, Lang,
-    Mode, SourceDoc, SourceSection, VectorIndex, ask, assess, chunk, query_terms, retrieve,
+    Mode, SourceDoc, SourceSection, ask, assess, chunk, query_terms, retrieve,
 };
 use proptest::prelude::*;
 
 mod support;
-use support::toy_model::toy_model;
+use support::toy_model::{toy_model, with_toy_vectors};
 
 /// Words that recur across pages and questions, so that questions often hit.
 const WORDS: &[&str] = &[
@@ -345,15 +345,7 @@ fn a_german_question_is_asked_by_its_words_alone() {
         "You have 30 days to return a bike.",
     );
     let mut index = index_of_pages(&[german, english]);
-    let mut vectors = VectorIndex::new(model.checksum(), 4);
-    for f in &index.fragments {
-        vectors.push(
-            &model
-                .embed(&f.text)
-                .unwrap_or_else(|| vec![0.5, -0.5, 0.5, -0.5]),
-        );
-    }
-    index.vectors = Some(vectors);
+    with_toy_vectors(&mut index, &model);
     let config = AnswerConfig::DEFAULT;
     let english_q = "How many days do I have to return a bike?";
     assert!(

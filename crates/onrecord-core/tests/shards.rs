@@ -11,7 +11,7 @@ use onrecord_core::{
 use proptest::prelude::*;
 
 mod support;
-use support::toy_model::toy_model;
+use support::toy_model::{toy_model, with_toy_vectors};
 
 /// Seven pages, two of them in German and one empty, so tiny shards make several of each kind.
 fn fixture() -> Index {
@@ -219,15 +219,7 @@ fn answers_with_vectors_on_demand_equal_every_shard_in() {
     ];
     let model = toy_model(&words);
     let mut whole = fixture();
-    let mut vectors = VectorIndex::new(model.checksum(), 4);
-    for f in &whole.fragments {
-        vectors.push(
-            &model
-                .embed(&f.text)
-                .unwrap_or_else(|| vec![0.5, -0.5, 0.5, -0.5]),
-        );
-    }
-    whole.vectors = Some(vectors);
+    with_toy_vectors(&mut whole, &model);
     let files = whole.to_shards(HASH, TINY).unwrap();
     let mut all = ShardedIndex::from_manifest(&files.manifest).unwrap();
     for (name, bytes) in &files.shards {

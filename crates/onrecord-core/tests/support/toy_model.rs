@@ -1,7 +1,7 @@
 //! A tiny query model for tests that need vectors: each word of `words` (the first is the
 //! unknown token) gets a fixed, distinct 4-dimensional row.
 
-use onrecord_core::{QueryModel, encode_query_model};
+use onrecord_core::{Index, QueryModel, VectorIndex, encode_query_model};
 
 pub fn toy_model(words: &[&str]) -> QueryModel {
     let vocab: Vec<String> = words.iter().map(|w| w.to_string()).collect();
@@ -12,4 +12,18 @@ pub fn toy_model(words: &[&str]) -> QueryModel {
         })
         .collect();
     QueryModel::from_bytes(&encode_query_model(&vocab, 4, &rows)).expect("a valid toy model")
+}
+
+/// Gives every fragment of `index` its toy vector (a fixed one when no word is known), so that
+/// `model` fits the index.
+pub fn with_toy_vectors(index: &mut Index, model: &QueryModel) {
+    let mut vectors = VectorIndex::new(model.checksum(), 4);
+    for f in &index.fragments {
+        vectors.push(
+            &model
+                .embed(&f.text)
+                .unwrap_or_else(|| vec![0.5, -0.5, 0.5, -0.5]),
+        );
+    }
+    index.vectors = Some(vectors);
 }
