@@ -35,6 +35,13 @@ test('a decline says why for every gate, and names unused words only once', () =
   }
   assert.equal(en.declineReason({ gate: 'never-mentioned', terms: ['capital', 'france'], coverage: null }, ['capital', 'france']),
     'These pages never mention ‘capital’ or ‘france’.');
+  // Words the closest passage lacks that no page has at all: said once, as never mentioned.
+  assert.equal(en.declineReason({ gate: 'missing', terms: ['vendez', 'Occasion'], coverage: null }, ['vendez', 'occasion']),
+    'These pages never mention ‘vendez’ or ‘occasion’.');
+  assert.equal(de.declineReason({ gate: 'missing', terms: ['vendez'], coverage: null }, ['vendez']),
+    'Diese Seiten erwähnen ‚vendez‘ nicht.');
+  assert.equal(en.declineReason({ gate: 'missing', terms: ['warranty', 'vendez'], coverage: null }, ['vendez']),
+    'The closest passage never mentions ‘warranty’ or ‘vendez’, so it is not quoted as an answer. These pages never mention ‘vendez’.');
   // A coverage gate at 100% was not a coverage shortfall: the evidence as a whole was weak.
   assert.equal(en.declineReason({ gate: 'below-floor', terms: [], coverage: 100 }, []),
     'The closest passage uses your words but does not answer the question clearly enough to be quoted.');

@@ -30,6 +30,12 @@ const list = (words, open, close, or) => {
 const gateOf = (d) =>
   (d?.gate === 'below-floor' || d?.gate === 'unsupported') && (d.coverage ?? 100) >= 100 ? 'weak' : (d?.gate ?? 'other');
 
+/** Whether a decline for words the closest passage lacks names only words no page has: then
+ * "these pages never mention" says it all, rather than the same words twice.
+ * @param {DeclineDto | null} d @param {string[]} missing */
+const onNoPage = (d, missing) => d?.gate === 'missing' && !!d.terms?.length &&
+  d.terms.every((t) => missing.some((m) => m.toLowerCase() === t.toLowerCase()));
+
 const en = {
   title: 'Ask these pages',
   placeholder: 'Ask a question about these pages',
@@ -103,6 +109,7 @@ const en = {
   /** Why the engine declined, and the words no page uses when the gate did not already say so.
    * @param {DeclineDto | null} d @param {string[]} missing */
   declineReason: (d, missing) => {
+    if (onNoPage(d, missing)) return en.neverMention(missing);
     const why = {
       'too-long': `Questions can be at most ${MAX_QUESTION_CHARS} characters long.`,
       'control-characters': 'The question holds control characters; please type it again.',
@@ -218,6 +225,7 @@ const de = {
   },
   neverMention: (terms) => `Diese Seiten erwähnen ${list(terms, '‚', '‘', 'oder')} nicht.`,
   declineReason: (d, missing) => {
+    if (onNoPage(d, missing)) return de.neverMention(missing);
     const why = {
       'too-long': `Fragen dürfen höchstens ${MAX_QUESTION_CHARS} Zeichen lang sein.`,
       'control-characters': 'Die Frage enthält Steuerzeichen; bitte geben Sie sie neu ein.',
