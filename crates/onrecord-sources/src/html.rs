@@ -6,10 +6,11 @@
 //!   the content, else `<title>`; headings keep their `id`, or the nearest id above them
 //!   (Sphinx puts ids on `<section>`).
 //! - Content, as Pagefind selects it: only elements marked `data-onrecord-body` when any page
-//!   of the site has one (pages without it are skipped); else `<main>`, else `<article>`, else
-//!   `<body>`. Always skipped: `nav`, `header`, `footer`, `aside`, `script`, `style`,
-//!   `template` (and other non-text elements: `noscript`, `svg`, form controls), anything
-//!   marked `data-onrecord-ignore`, hidden elements (`hidden`, `aria-hidden="true"`, an inline
+//!   of the site has one (pages without it are skipped); else `<main>` (or `role="main"`), else
+//!   `<article>`, else `<body>`. Always skipped: `nav`, `header`, `footer`, `aside`, `script`,
+//!   `style`, `template` (and other non-text elements: `noscript`, `svg`, form controls) and the
+//!   elements whose ARIA role says the same ([`SKIPPED_ROLES`]), anything marked
+//!   `data-onrecord-ignore`, hidden elements (`hidden`, `aria-hidden="true"`, an inline
 //!   `display: none`), and [`SKIPPED_CLASSES`].
 //! - Page kind: `<meta name="onrecord-kind" content="release-notes">` (or `listing`, `page`).
 //! - Collection: `<meta name="onrecord-collection" content="decisions">` (wins over the folder
@@ -39,6 +40,17 @@ const IGNORE_MARKER: &str = "data-onrecord-ignore";
 const SKIPPED_TAGS: &[&str] = &[
     "nav", "header", "footer", "aside", "script", "style", "template", "noscript", "svg", "button",
     "input", "select", "textarea", "iframe", "object", "canvas", "dialog", "head",
+];
+
+/// ARIA landmark roles that say what [`SKIPPED_TAGS`] say (`<div role="navigation">` is a
+/// `<nav>`), for themes written before those elements: Sphinx's classic themes put the site's
+/// menus and search box in such `div`s, which otherwise read as text of every page.
+const SKIPPED_ROLES: &[&str] = &[
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "search",
 ];
 
 /// Classes generators give to content the visitor does not read as the page's text.
@@ -87,7 +99,8 @@ static META: LazyLock<Selector> = LazyLock::new(|| selector("meta[name]"));
 static CANONICAL: LazyLock<Selector> = LazyLock::new(|| selector("link[rel~=canonical][href]"));
 static BODY: LazyLock<Selector> = LazyLock::new(|| selector("body"));
 static MARKED: LazyLock<Selector> = LazyLock::new(|| selector("[data-onrecord-body]"));
-static MAIN: LazyLock<Selector> = LazyLock::new(|| selector("main"));
+// `role="main"` is `<main>` for themes that predate it (Sphinx's classic themes).
+static MAIN: LazyLock<Selector> = LazyLock::new(|| selector("main, [role~=main]"));
 static ARTICLE: LazyLock<Selector> = LazyLock::new(|| selector("article"));
 static H1: LazyLock<Selector> = LazyLock::new(|| selector("h1"));
 
@@ -242,6 +255,8 @@ fn is_skipped(e: &Element) -> bool {
         || e.attr("aria-hidden") == Some("true")
         || style_hidden
         || e.classes().any(|c| SKIPPED_CLASSES.contains(&c))
+        || e.attr("role")
+            .is_some_and(|r| r.split_whitespace().any(|r| SKIPPED_ROLES.contains(&r)))
 }
 
 /// Elements that start and end a block of text.
@@ -270,7 +285,25 @@ fn is_block(name: &str) -> bool {
             | "caption"
             | "hr"
             | "legend"
+            // Only reached in a layout table (see `is_layout_table`): each cell is a block.
+            | "thead"
+            | "tbody"
+            | "tfoot"
+            | "tr"
+            | "td"
+            | "th"
     )
+}
+
+static HEADER_CELL: LazyLock<Selector> = LazyLock::new(|| selector("th"));
+static CELL_LIST: LazyLock<Selector> = LazyLock::new(|| selector("td ul, td ol, td dl"));
+
+/// A table with no header cell whose cells hold lists lays lists out side by side (Sphinx's
+/// general index: one column of entries per letter); it is read as the lists it holds, so each
+/// entry is a list item (and such a page reads as the listing it is), not one row of hundreds
+/// of names.
+fn is_layout_table(el: ElementRef<'_>) -> bool {
+    el.select(&HEADER_CELL).next().is_none() && el.select(&CELL_LIST).next().is_some()
 }
 
 /// A heading's level, for `h1`–`h6`.
@@ -359,6 +392,11 @@ impl Walker {
                     BlockKind::Code,
                     code.trim_matches('\n').trim_end().to_owned(),
                 );
+            }
+            "table" if is_layout_table(el) => {
+                self.flush();
+                self.children(el, depth);
+                self.flush();
             }
             "table" => {
                 self.flush();
@@ -551,10 +589,15 @@ fn visible_text(el: ElementRef<'_>, out: &mut String, depth: usize) {
                     if e.name() == "a" && is_glyph_link(child) {
                         continue;
                     }
-                    if e.name() == "br" {
+                    // A line break or a block (two list items in one cell) separates words.
+                    let apart = e.name() == "br" || e.name() == "li" || is_block(e.name());
+                    if apart {
                         out.push(' ');
                     }
                     visible_text(child, out, depth + 1);
+                    if apart {
+                        out.push(' ');
+                    }
                 }
             }
             _ => {}
@@ -693,6 +736,48 @@ mod tests {
         assert_eq!(
             render(html),
             "T | /guide/page.html | en\n[] #\n  Paragraph: Body text.\n"
+        );
+    }
+
+    #[test]
+    fn landmark_roles_read_as_their_elements() {
+        // Sphinx's classic themes (Flask's docs as Debian ships them): the menus are
+        // `div role="navigation"` beside a `div role="main"`, and the first menu has a heading.
+        let html = r#"<html><head><title>Deploy — Flask</title></head><body>
+            <div class="related" role="navigation"><h3>Navigation</h3>
+              <ul><li><a href="genindex.html">index</a></li><li>Tutorial »</li></ul></div>
+            <div class="document"><div class="body" role="main">
+              <section id="deploy"><h1>Deploy</h1><p>Build a wheel.</p>
+                <div role="search"><p>Search words</p></div></section>
+            </div></div>
+            <div class="sphinxsidebar" role="navigation"><h3>Contents</h3><p>Sidebar</p></div>
+            <div role="contentinfo">© Pallets</div></body></html>"#;
+        assert_eq!(
+            render(html),
+            "Deploy | /guide/page.html | en\n[] #\n  Paragraph: Build a wheel.\n"
+        );
+        // Without a main landmark the body is read, still without the landmarks' text.
+        let html = "<body><div role=\"banner\">Site</div><h1>T</h1><p>Text.</p>\
+                    <div role=\"complementary\">Aside</div></body>";
+        assert_eq!(
+            render(html),
+            "T | /guide/page.html | en\n[] #\n  Paragraph: Text.\n"
+        );
+    }
+
+    #[test]
+    fn a_table_of_lists_without_headers_is_read_as_its_lists() {
+        // Sphinx's general index: columns of entries side by side.
+        let html = "<main><h1>Index</h1><h2 id=\"A\">A</h2>\
+            <table class=\"indextable genindextable\"><tr>\
+            <td><ul><li><a>abort() (in module flask)</a></li><li><a>add_url_rule()</a></li></ul></td>\
+            <td><ul><li><a>app_context()</a></li></ul></td></tr></table>\
+            <table><tr><th>Key</th><th>Default</th></tr>\
+            <tr><td><ul><li>DEBUG</li><li>TESTING</li></ul></td><td>False</td></tr></table></main>";
+        assert_eq!(
+            render(html),
+            "Index | /guide/page.html | en\n[A] #A\n  ListItem: abort() (in module flask)\n  \
+             ListItem: add_url_rule()\n  ListItem: app_context()\n  Table: Key | Default\nDEBUG TESTING | False\n"
         );
     }
 
