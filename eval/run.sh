@@ -46,3 +46,4 @@ run person-a "$shared/person-a/example-content" eval/questions/person-a.json --p
 run rust-reference "$shared/rust-reference" eval/questions/rust-reference.json "${model[@]}"
 run rustc-dev-guide "$shared/rustc-dev-guide" eval/questions/rustc-dev-guide.json "${model[@]}"
 run black target/corpora/black-26.10.1/docs eval/questions/black.json "${model[@]}"
+run flask target/corpora/flask-2.2.2/html eval/questions/flask.json "${model[@]}"

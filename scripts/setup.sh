@@ -145,6 +145,28 @@ if [ ! -f "$black/docs/index.md" ]; then
   tar xzf "$tarball" -C target/corpora
 fi
 
+# 7b. A second one, as built HTML (what most sites serve): the Flask 2.2.2 docs, Sphinx's
+#     classic theme, BSD-3-Clause, from the Debian package python-flask-doc 2.2.2-3 (not among
+#     the query model's training packages). Pinned by sha256; unpacked, never installed.
+flask=target/corpora/flask-2.2.2
+if [ ! -f "$flask/html/index.html" ]; then
+  say "fetching the Flask 2.2.2 docs (Debian python-flask-doc, BSD-3-Clause) for the eval"
+  mkdir -p target/corpora
+  deb=target/corpora/python-flask-doc_2.2.2-3_all.deb
+  curl -sSfL --retry 3 -o "$deb.part" \
+    http://deb.debian.org/debian/pool/main/f/flask/python-flask-doc_2.2.2-3_all.deb \
+    || { rm -f "$deb.part"; (cd target/corpora && apt-get download python-flask-doc=2.2.2-3) \
+         && mv "$deb" "$deb.part"; }
+  echo "0659f6a04b15fe3f907150cadc0399fe987c790e722e001b73f7e49fa5ecca15  $deb.part" | sha256sum -c --quiet
+  mv "$deb.part" "$deb"
+  rm -rf target/corpora/flask-deb && dpkg-deb -x "$deb" target/corpora/flask-deb
+  rm -rf "$flask" && mkdir -p "$flask"
+  mv target/corpora/flask-deb/usr/share/doc/python-flask-doc/html "$flask/html"
+  # Links into Debian's shared JavaScript (jquery.js, …), dangling outside an install.
+  find "$flask/html" -xtype l -delete
+  rm -rf target/corpora/flask-deb
+fi
+
 # 8. A real non-Rust generator's site for the end-to-end test (tests/e2e/generator.test.mjs):
 #    Sphinx 9 + MyST from PyPI (pinned, in a venv under target/sites) over the Black docs above,
 #    into target/sites/black. Rebuilt only when its sources or pins change (~40 s cold).
