@@ -8,65 +8,65 @@ use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -2.48129,
+    bias: -2.5797367,
     weights: [
-        1.039329,    // coverage
-        0.44911513,  // key_coverage
-        0.30879885,  // in_quote
-        -0.01614505, // key_support
-        1.3858354,   // meaning
-        -3.5541654,  // salient_missing
-        -0.9111456,  // compound_missing
-        -0.7261279,  // asks_quantity
-        0.257535,    // quantity_shown
-        1.5332053,   // bigram_share
+        1.0448114,    // coverage
+        0.45728955,   // key_coverage
+        0.3805415,    // in_quote
+        -0.031055193, // key_support
+        1.5196317,    // meaning
+        -3.733593,    // salient_missing
+        -1.1116941,   // compound_missing
+        -0.8404812,   // asks_quantity
+        0.4134262,    // quantity_shown
+        1.6965638,    // bigram_share
     ],
     threshold: 0.48499998,
     high: 2.0,
     medium: 0.48499998,
     reference: [
-        0.75146294,  // coverage
-        0.86087894,  // key_coverage
-        0.64913195,  // in_quote
-        0.80520576,  // key_support
-        0.48635978,  // meaning
-        0.018764338, // salient_missing
-        0.012345679, // compound_missing
-        0.25925925,  // asks_quantity
-        0.16049382,  // quantity_shown
-        0.35114434,  // bigram_share
+        0.7563784,   // coverage
+        0.85366774,  // key_coverage
+        0.65413666,  // in_quote
+        0.8027333,   // key_support
+        0.49974343,  // meaning
+        0.019688034, // salient_missing
+        0.010204081, // compound_missing
+        0.23469388,  // asks_quantity
+        0.15306123,  // quantity_shown
+        0.34072256,  // bigram_share
     ],
 };
 
 /// Fit without vectors (lexical answers, before the query model arrives).
 pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -2.2276714,
+    bias: -2.1667373,
     weights: [
-        0.8072278,  // coverage
-        0.8072278,  // key_coverage
-        0.26152083, // in_quote
-        0.60915685, // key_support
-        0.0,        // meaning
-        -2.8198323, // salient_missing
-        -0.9864739, // compound_missing
-        -0.5894771, // asks_quantity
-        0.43566862, // quantity_shown
-        1.5671854,  // bigram_share
-    ],
-    threshold: 0.53499997,
-    high: 0.77,
-    medium: 0.53499997,
-    reference: [
-        0.7595932,   // coverage
-        0.7595932,   // key_coverage
-        0.66401887,  // in_quote
-        0.7275261,   // key_support
+        0.8029253,   // coverage
+        0.8029253,   // key_coverage
+        0.28395772,  // in_quote
+        0.6496403,   // key_support
         0.0,         // meaning
-        0.08875747,  // salient_missing
-        0.012658228, // compound_missing
-        0.278481,    // asks_quantity
-        0.17721519,  // quantity_shown
-        0.3603656,   // bigram_share
+        -3.1979353,  // salient_missing
+        -1.1254009,  // compound_missing
+        -0.70199835, // asks_quantity
+        0.59133136,  // quantity_shown
+        1.6806715,   // bigram_share
+    ],
+    threshold: 0.475,
+    high: 0.755,
+    medium: 0.55,
+    reference: [
+        0.76096517,  // coverage
+        0.76096517,  // key_coverage
+        0.6630451,   // in_quote
+        0.7281871,   // key_support
+        0.0,         // meaning
+        0.08849555,  // salient_missing
+        0.010309278, // compound_missing
+        0.24742268,  // asks_quantity
+        0.16494845,  // quantity_shown
+        0.3445052,   // bigram_share
     ],
 };
 
