@@ -391,11 +391,7 @@ mod tests {
         let model = decline_model(&rows);
         assert!(model.high > 1.0, "{model:?}");
         // The same rows as one corpus: the fit rows are all there is, and they earn "high".
-        let pooled: Vec<Row> = rows
-            .iter()
-            .cloned()
-            .map(|r| Row { corpus: 0, ..r })
-            .collect();
+        let pooled: Vec<Row> = rows.into_iter().map(|r| Row { corpus: 0, ..r }).collect();
         let model = decline_model(&pooled);
         assert!(model.high <= 1.0, "{model:?}");
     }
