@@ -170,6 +170,21 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
 /// Balanced accuracy per corpus of answering when p ≥ `threshold`, as (mean balanced accuracy,
 /// mean declined rate) over the corpora in `rows`.
 pub fn balanced_accuracy(rows: &[Row], probs: &[f32], threshold: f32) -> (f64, f64) {
+    let rates = rates(rows, probs, threshold);
+    (rates.balanced_accuracy, rates.declined)
+}
+
+/// How answering when p ≥ a threshold does over the corpora of some rows.
+struct Rates {
+    /// Mean over corpora of the balanced accuracy.
+    balanced_accuracy: f64,
+    /// Mean over corpora of the share of unanswerable questions declined.
+    declined: f64,
+    /// The least share declined on any corpus that has unanswerable questions (1 if none has).
+    least_declined: f64,
+}
+
+fn rates(rows: &[Row], probs: &[f32], threshold: f32) -> Rates {
     let n_corpora = rows.iter().map(|r| r.corpus).max().map_or(0, |m| m + 1);
     let mut per = vec![[0usize; 4]; n_corpora]; // answerable, correct, unanswerable, declined
     for (r, &p) in rows.iter().zip(probs) {
@@ -183,18 +198,22 @@ pub fn balanced_accuracy(rows: &[Row], probs: &[f32], threshold: f32) -> (f64, f
             c[3] += usize::from(!answered);
         }
     }
-    let (mut ba, mut declined, mut n) = (0.0, 0.0, 0.0);
+    let (mut ba, mut declined, mut least, mut n) = (0.0, 0.0, 1.0f64, 0.0);
     for c in per.iter().filter(|c| c[0] + c[2] > 0) {
         let correct = c[1] as f64 / c[0].max(1) as f64;
         let dec = c[3] as f64 / c[2].max(1) as f64;
         ba += (correct + dec) / 2.0;
         declined += dec;
+        if c[2] > 0 {
+            least = least.min(dec);
+        }
         n += 1.0;
     }
-    if n == 0.0 {
-        (0.0, 0.0)
-    } else {
-        (ba / n, declined / n)
+    let mean = |x: f64| if n == 0.0 { 0.0 } else { x / n };
+    Rates {
+        balanced_accuracy: mean(ba),
+        declined: mean(declined),
+        least_declined: least,
     }
 }
 
@@ -211,21 +230,19 @@ pub const MIN_LABELLED: usize = 8;
 /// product promises an honest decline before an answer, and the dev halves showed that
 /// choosing for balanced accuracy alone let a quarter of the near-misses through.
 pub const MIN_DECLINED: f64 = 0.95;
+/// ...and on each of them at least this share: a mean lets one corpus be declined far less
+/// when the others are declined easily, and a site is one corpus. Without it, the lexical
+/// model fit with the Flask docs among the corpora declined 0.57 of rustc-dev-guide's
+/// unanswerables left out (a threshold of 0.38; the dev halves of the left-out folds chose
+/// this rule: lexical mean balanced accuracy 0.601 → 0.617, with vectors equal).
+pub const MIN_DECLINED_EACH: f64 = 0.9;
 
 /// The full decline model: logistic weights; the threshold that answers most questions
-/// correctly while declining at least `MIN_DECLINED` of the unanswerable ones (the most
-/// declines when none does); the confidence cut points and the reference point.
+/// correctly while declining at least `MIN_DECLINED` of the unanswerable ones on average and
+/// `MIN_DECLINED_EACH` on every corpus (the most declines when none does); the confidence cut
+/// points and the reference point.
 pub fn decline_model(rows: &[Row]) -> DeclineModel {
-    let (bias, weights) = logistic(rows);
-    let mut model = DeclineModel {
-        bias,
-        weights,
-        threshold: 0.5,
-        high: 2.0,
-        medium: 2.0,
-        reference: [0.0; N_FEATURES],
-    };
-    model.threshold = threshold(rows, &probabilities(&model, rows));
+    let mut model = answering_model(rows);
     // Confidence: the lowest cut whose answers are precise enough, high first; medium covers
     // [medium, high).
     let answered = held_out_answers(rows).unwrap_or_else(|| {
@@ -275,6 +292,22 @@ pub fn decline_model(rows: &[Row]) -> DeclineModel {
     model
 }
 
+/// The logistic weights and the decision threshold fit on `rows`, without confidence labels
+/// or reference point.
+fn answering_model(rows: &[Row]) -> DeclineModel {
+    let (bias, weights) = logistic(rows);
+    let mut model = DeclineModel {
+        bias,
+        weights,
+        threshold: 0.5,
+        high: 2.0,
+        medium: 2.0,
+        reference: [0.0; N_FEATURES],
+    };
+    model.threshold = threshold(rows, &probabilities(&model, rows));
+    model
+}
+
 /// The probabilities the thresholds are chosen on: 0.005 to 0.995.
 fn grid() -> Vec<f32> {
     (1..200).map(|i| i as f32 * 0.005).collect()
@@ -291,9 +324,16 @@ fn probabilities(model: &DeclineModel, rows: &[Row]) -> Vec<f32> {
 fn threshold(rows: &[Row], probs: &[f32]) -> f32 {
     let mut best = ((false, f64::MIN), 0.5f32);
     for t in grid() {
-        let (ba, declined) = balanced_accuracy(rows, probs, t);
-        let enough = declined >= MIN_DECLINED;
-        let key = (enough, if enough { ba } else { declined });
+        let r = rates(rows, probs, t);
+        let enough = r.declined >= MIN_DECLINED && r.least_declined >= MIN_DECLINED_EACH;
+        let key = (
+            enough,
+            if enough {
+                r.balanced_accuracy
+            } else {
+                r.declined
+            },
+        );
         if key > best.0 {
             best = (key, t);
         }
@@ -312,16 +352,7 @@ fn held_out_answers(rows: &[Row]) -> Option<Vec<(f32, bool)>> {
     let mut answered = Vec::new();
     for &c in &corpora {
         let (inner, held): (Vec<Row>, Vec<Row>) = rows.iter().cloned().partition(|r| r.corpus != c);
-        let (bias, weights) = logistic(&inner);
-        let mut model = DeclineModel {
-            bias,
-            weights,
-            threshold: 0.5,
-            high: 2.0,
-            medium: 2.0,
-            reference: [0.0; N_FEATURES],
-        };
-        model.threshold = threshold(&inner, &probabilities(&model, &inner));
+        let model = answering_model(&inner);
         let probs = probabilities(&model, &held);
         answered.extend(
             held.iter()
@@ -394,6 +425,27 @@ mod tests {
         let pooled: Vec<Row> = rows.into_iter().map(|r| Row { corpus: 0, ..r }).collect();
         let model = decline_model(&pooled);
         assert!(model.high <= 1.0, "{model:?}");
+    }
+
+    #[test]
+    fn every_corpus_of_the_fit_is_declined_enough() {
+        // Three corpora whose unanswerable questions have no evidence at all, and one whose
+        // near-misses look like answers: an average of 0.95 declined would give that one
+        // 0.85; the threshold must decline at least 0.9 of each.
+        let mut rows = Vec::new();
+        for corpus in 0..4 {
+            for i in 0..20 {
+                let v = i as f32 / 20.0;
+                rows.push(row(corpus, true, true, 0.5 + v * 0.5));
+                let near_miss = if corpus == 3 { 0.5 + v * 0.5 } else { v * 0.3 };
+                rows.push(row(corpus, false, false, near_miss));
+            }
+        }
+        let model = decline_model(&rows);
+        let probs = probabilities(&model, &rows);
+        let r = rates(&rows, &probs, model.threshold);
+        assert!(r.least_declined >= MIN_DECLINED_EACH, "{model:?}");
+        assert!(r.declined >= MIN_DECLINED);
     }
 
     #[test]

@@ -53,7 +53,7 @@ pub(crate) const LEXICAL: DeclineModel = DeclineModel {
         0.59133136,  // quantity_shown
         1.6806715,   // bigram_share
     ],
-    threshold: 0.475,
+    threshold: 0.515,
     high: 0.755,
     medium: 0.55,
     reference: [
