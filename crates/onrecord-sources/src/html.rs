@@ -4,7 +4,9 @@
 //! - URL from the file path (`a/index.html` → `/a/`, `a/b.html` → `/a/b.html`), or the path of
 //!   the page's canonical link; language from `<html lang>`; title from the first `<h1>` of
 //!   the content, else `<title>`; headings keep their `id`, or the nearest id above them
-//!   (Sphinx puts ids on `<section>`).
+//!   (Sphinx puts ids on `<section>`). A definition term with its own id (`<dt id=…>`: Sphinx's
+//!   config keys, API entries, glossary terms) heads its definition like a heading one level
+//!   below the open section; the section resumes after the list.
 //! - Content, as Pagefind selects it: only elements marked `data-onrecord-body` when any page
 //!   of the site has one (pages without it are skipped); else `<main>` (or `role="main"`), else
 //!   `<article>`, else `<body>`. Always skipped: `nav`, `header`, `footer`, `aside`, `script`,
@@ -325,8 +327,8 @@ const MAX_DEPTH: usize = 200;
 #[derive(Default)]
 struct Walker {
     sections: Vec<SourceSection>,
-    /// Open headings as (level, text), outermost first.
-    stack: Vec<(u8, String)>,
+    /// Open headings as (level, text, anchor), outermost first.
+    stack: Vec<(u8, String, String)>,
     title_taken: bool,
     /// The id nearest above the current element — its own ancestors' or an earlier sibling's
     /// (of it or of an ancestor), not one inside an earlier element — for headings without one.
@@ -403,6 +405,21 @@ impl Walker {
                 let mut rows = Vec::new();
                 table_rows(el, &mut rows);
                 self.push(BlockKind::Table, rows.join("\n"));
+            }
+            "dl" => {
+                self.flush();
+                let open = self.stack.len();
+                self.children(el, depth);
+                self.flush();
+                // Terms opened sections; what follows the list is the enclosing section's.
+                if self.stack.len() > open {
+                    self.stack.truncate(open);
+                    self.reopen();
+                }
+            }
+            "dt" if e.id().is_some() => {
+                self.flush();
+                self.open_term(el);
             }
             "br" => self.buf.push('\n'),
             "img" | "video" | "audio" | "picture" | "map" => {}
@@ -526,15 +543,48 @@ impl Walker {
             self.title_taken = true;
             return;
         }
-        while self.stack.last().is_some_and(|(l, _)| *l >= level) {
+        while self.stack.last().is_some_and(|(l, _, _)| *l >= level) {
             self.stack.pop();
         }
-        self.stack.push((level, text));
+        self.stack.push((level, text, anchor));
+        self.reopen();
+    }
+
+    /// Starts a section under the open headings (after a new heading, or where a definition
+    /// list's terms end and the enclosing section goes on).
+    fn reopen(&mut self) {
         self.sections.push(SourceSection {
-            heading_path: self.stack.iter().map(|(_, t)| t.clone()).collect(),
-            anchor,
+            heading_path: self.stack.iter().map(|(_, t, _)| t.clone()).collect(),
+            anchor: self
+                .stack
+                .last()
+                .map(|(_, _, a)| a.clone())
+                .unwrap_or_default(),
             blocks: Vec::new(),
         });
+    }
+
+    /// A definition term with its own anchor (Sphinx's config keys, API entries and glossary
+    /// terms: `<dt id="SESSION_COOKIE_NAME">`) heads its definition, one level below the open
+    /// section, so each entry is its own section with its own link and no quote runs from one
+    /// entry into the next. A signature's name is the heading ("add_template_filter"); the whole
+    /// signature stays as the section's first line.
+    fn open_term(&mut self, el: ElementRef<'_>) {
+        let text = heading_text(el);
+        let name = match text.split_once('(') {
+            Some((name, _)) if !name.trim().is_empty() => name.trim().to_owned(),
+            _ => text.clone(),
+        };
+        let level = self
+            .stack
+            .last()
+            .map_or(1, |(l, _, _)| *l)
+            .saturating_add(1);
+        let anchor = el.value().id().unwrap_or_default().to_owned();
+        self.open_section(level, name.clone(), anchor);
+        if name != text {
+            self.push(BlockKind::Paragraph, text);
+        }
     }
 
     fn finish(mut self) -> Vec<SourceSection> {
@@ -778,6 +828,37 @@ mod tests {
             render(html),
             "Index | /guide/page.html | en\n[A] #A\n  ListItem: abort() (in module flask)\n  \
              ListItem: add_url_rule()\n  ListItem: app_context()\n  Table: Key | Default\nDEBUG TESTING | False\n"
+        );
+    }
+
+    #[test]
+    fn anchored_definition_terms_head_their_definitions() {
+        // Sphinx's config keys and API entries (Flask's docs): each `dt` has its own anchor.
+        let html = r##"<html><body><div role="main"><h1>Config</h1>
+            <section id="builtin"><h2>Builtin Values</h2><p>These are built in.</p>
+            <dl class="py data"><dt id="SECRET_KEY">SECRET_KEY<a class="headerlink" href="#SECRET_KEY">¶</a></dt>
+              <dd><p>A secret key.</p><p>Default: <code>None</code></p></dd></dl>
+            <dl class="py data"><dt id="SESSION_COOKIE_NAME">SESSION_COOKIE_NAME</dt>
+              <dd><p>The name of the session cookie.</p><p>Default: <code>'session'</code></p></dd></dl>
+            <dl class="py class"><dt id="flask.Config">class flask.Config(root_path, defaults=None)</dt>
+              <dd><p>Works like a dict.</p>
+                <dl class="py method"><dt id="flask.Config.from_file">from_file(filename, load)</dt>
+                  <dd><p>Update the values from a file.</p>
+                    <dl class="field-list"><dt>Parameters:</dt><dd><p>filename – the path.</p></dd></dl></dd></dl>
+                <p>More about the class.</p></dd></dl>
+            <p>After the entries.</p>
+            <dl><dt>Plain term</dt><dd>Its meaning.</dd></dl></section>
+            </div></body></html>"##;
+        assert_eq!(
+            render(html),
+            "Config | /guide/page.html | en\n\
+             [Builtin Values] #builtin\n  Paragraph: These are built in.\n\
+             [Builtin Values > SECRET_KEY] #SECRET_KEY\n  Paragraph: A secret key.\n  Paragraph: Default: None\n\
+             [Builtin Values > SESSION_COOKIE_NAME] #SESSION_COOKIE_NAME\n  Paragraph: The name of the session cookie.\n  Paragraph: Default: 'session'\n\
+             [Builtin Values > class flask.Config] #flask.Config\n  Paragraph: class flask.Config(root_path, defaults=None)\n  Paragraph: Works like a dict.\n\
+             [Builtin Values > class flask.Config > from_file] #flask.Config.from_file\n  Paragraph: from_file(filename, load)\n  Paragraph: Update the values from a file.\n  Paragraph: Parameters:\n  Paragraph: filename – the path.\n\
+             [Builtin Values > class flask.Config] #flask.Config\n  Paragraph: More about the class.\n\
+             [Builtin Values] #builtin\n  Paragraph: After the entries.\n  Paragraph: Plain term\n  Paragraph: Its meaning.\n"
         );
     }
 
