@@ -358,6 +358,12 @@ test('on a German page every sentence is German: labels, status, answer, decline
   const decline = page.locator('.onrecord-decline');
   await decline.waitFor();
   assert.equal(await decline.textContent(), 'Nicht in diesen Dokumenten. Diese Seiten erwähnen ‚hubschrauberlandeplatz‘ oder ‚Zeppelin‘ nicht.');
+  // A German question on these English pages is declined as one, not for its small words.
+  await input.fill('Wann fährt die erste Fähre an Werktagen?');
+  await input.press('Enter');
+  await page.locator('.onrecord-decline', { hasText: 'auf Deutsch' }).waitFor();
+  assert.equal(await page.locator('.onrecord-decline').last().textContent(),
+    'Nicht in diesen Dokumenten. Ihre Frage ist offenbar auf Deutsch gestellt; diese Seiten sind nicht auf Deutsch geschrieben. Bitte fragen Sie in der Sprache dieser Seiten.');
   await page.locator('input[type="file"]').setInputFiles({ name: 'leer.md', mimeType: 'text/plain', buffer: Buffer.from(' \n') });
   await page.locator('.source[role="alert"]', { hasText: 'leer.md ist leer.' }).waitFor();
   assert.deepEqual(await allViolations(violations, strict.server, since), []);

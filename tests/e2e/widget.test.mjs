@@ -27,9 +27,9 @@ test('German has every sentence English has, with the same arguments', () => {
 });
 
 test('a decline says why for every gate, and names unused words only once', () => {
-  const gates = ['no-content-words', 'never-mentioned', 'missing', 'below-floor', 'unsupported', 'no-amount', 'other'];
+  const gates = ['no-content-words', 'other-language', 'never-mentioned', 'missing', 'below-floor', 'unsupported', 'no-amount', 'other'];
   for (const msgs of [en, de]) {
-    const reasons = gates.map((gate) => msgs.declineReason({ gate, terms: ['kubernetes'], coverage: 40 }, []));
+    const reasons = gates.map((gate) => msgs.declineReason({ gate, terms: ['kubernetes'], coverage: 40, lang: 'nl' }, []));
     assert.equal(new Set(reasons).size, gates.length, reasons.join(' | '));
     for (const reason of reasons) assert.match(reason, /^\S.*\.$/);
   }
@@ -42,6 +42,12 @@ test('a decline says why for every gate, and names unused words only once', () =
     'Diese Seiten erwähnen ‚vendez‘ nicht.');
   assert.equal(en.declineReason({ gate: 'missing', terms: ['warranty', 'vendez'], coverage: null }, ['vendez']),
     'The closest passage never mentions ‘warranty’ or ‘vendez’, so it is not quoted as an answer. These pages never mention ‘vendez’.');
+  // A question in a language no page is in names that language, in the widget's language.
+  assert.equal(en.declineReason({ gate: 'other-language', terms: [], coverage: null, lang: 'de' }, []),
+    'Your question reads as German, and these pages are not written in German: please ask in the language of these pages.');
+  assert.equal(de.declineReason({ gate: 'other-language', terms: [], coverage: null, lang: 'fr' }, []),
+    'Ihre Frage ist offenbar auf Französisch gestellt; diese Seiten sind nicht auf Französisch geschrieben. Bitte fragen Sie in der Sprache dieser Seiten.');
+  assert.match(de.declineReason({ gate: 'other-language', terms: [], coverage: null, lang: null }, []), /in einer anderen Sprache gestellt/);
   // A coverage gate at 100% was not a coverage shortfall: the evidence as a whole was weak.
   assert.equal(en.declineReason({ gate: 'below-floor', terms: [], coverage: 100 }, []),
     'The closest passage uses your words but does not answer the question clearly enough to be quoted.');

@@ -36,6 +36,12 @@ const gateOf = (d) =>
 const onNoPage = (d, missing) => d?.gate === 'missing' && !!d.terms?.length &&
   d.terms.every((t) => missing.some((m) => m.toLowerCase() === t.toLowerCase()));
 
+/** Names of the languages a question can be read as ("your question reads as …").
+ * @type {Record<string, string>} */
+const LANGS_EN = { en: 'English', de: 'German', fr: 'French', es: 'Spanish', nl: 'Dutch', it: 'Italian', pt: 'Portuguese' };
+/** @type {Record<string, string>} */
+const LANGS_DE = { en: 'Englisch', de: 'Deutsch', fr: 'Französisch', es: 'Spanisch', nl: 'Niederländisch', it: 'Italienisch', pt: 'Portugiesisch' };
+
 const en = {
   title: 'Ask these pages',
   placeholder: 'Ask a question about these pages',
@@ -106,6 +112,10 @@ const en = {
   },
   /** @param {string[]} terms */
   neverMention: (terms) => `These pages never mention ${list(terms, '‘', '’', 'or')}.`,
+  /** @param {string | undefined} name the question's language */
+  otherLanguage: (name) => (name
+    ? `Your question reads as ${name}, and these pages are not written in ${name}: please ask in the language of these pages.`
+    : 'Your question reads as another language than these pages: please ask in the language of these pages.'),
   /** Why the engine declined, and the words no page uses when the gate did not already say so.
    * @param {DeclineDto | null} d @param {string[]} missing */
   declineReason: (d, missing) => {
@@ -114,6 +124,7 @@ const en = {
       'too-long': `Questions can be at most ${MAX_QUESTION_CHARS} characters long.`,
       'control-characters': 'The question holds control characters; please type it again.',
       'no-content-words': 'Ask a question with some words these pages could contain.',
+      'other-language': en.otherLanguage(LANGS_EN[d?.lang ?? '']),
       'never-mentioned': en.neverMention(d?.terms ?? []),
       missing: `The closest passage never mentions ${list(d?.terms ?? [], '‘', '’', 'or')}, so it is not quoted as an answer.`,
       'below-floor': `The closest passage covers only ${d?.coverage}% of what you asked, so it is not quoted as an answer.`,
@@ -224,12 +235,17 @@ const de = {
     return s.section ? `Was steht in „${s.title}“ zu „${s.section}“?` : `Was steht in „${s.title}“?`;
   },
   neverMention: (terms) => `Diese Seiten erwähnen ${list(terms, '‚', '‘', 'oder')} nicht.`,
+  /** @param {string | undefined} name */
+  otherLanguage: (name) => (name
+    ? `Ihre Frage ist offenbar auf ${name} gestellt; diese Seiten sind nicht auf ${name} geschrieben. Bitte fragen Sie in der Sprache dieser Seiten.`
+    : 'Ihre Frage ist offenbar in einer anderen Sprache gestellt als diese Seiten. Bitte fragen Sie in der Sprache dieser Seiten.'),
   declineReason: (d, missing) => {
     if (onNoPage(d, missing)) return de.neverMention(missing);
     const why = {
       'too-long': `Fragen dürfen höchstens ${MAX_QUESTION_CHARS} Zeichen lang sein.`,
       'control-characters': 'Die Frage enthält Steuerzeichen; bitte geben Sie sie neu ein.',
       'no-content-words': 'Stellen Sie eine Frage mit Wörtern, die in diesen Seiten vorkommen könnten.',
+      'other-language': de.otherLanguage(LANGS_DE[d?.lang ?? '']),
       'never-mentioned': de.neverMention(d?.terms ?? []),
       missing: `Der nächstliegende Abschnitt erwähnt ${list(d?.terms ?? [], '‚', '‘', 'oder')} nicht und wird daher nicht als Antwort zitiert.`,
       'below-floor': `Der nächstliegende Abschnitt deckt nur ${d?.coverage} % Ihrer Frage ab und wird daher nicht als Antwort zitiert.`,

@@ -113,6 +113,13 @@ fn decline_reason(decline: &Decline) -> (&'static str, String) {
                 ),
             },
         ),
+        Decline::OtherLanguage { lang } => (
+            "other-language",
+            format!(
+                "the question reads as language '{}', and no page is in it",
+                lang.tag()
+            ),
+        ),
         _ => ("other", "declined".into()),
     }
 }

@@ -339,6 +339,29 @@ pub(crate) fn reads_as_english(text: &str) -> bool {
         })
 }
 
+/// The language `text` is written in when it is none of `site`'s: the other language with
+/// the most words that are its stopwords and none of `site`'s, at least two of them and more
+/// than the words that are `site`'s stopwords and not its ("Wie starte ich den Server?" on
+/// English pages is German: "wie", "ich", "den"). Its small words are then not read as
+/// subject words, and a decline can say why nothing matched.
+pub(crate) fn foreign_language(text: &str, site: &[Lang]) -> Option<Lang> {
+    let words: Vec<String> = tokens(text).map(|(_, w)| w).collect();
+    let mut best: Option<(usize, Lang)> = None;
+    for other in Lang::ALL.into_iter().filter(|l| !site.contains(l)) {
+        let (mut theirs, mut ours) = (0usize, 0usize);
+        for word in &words {
+            let site_word = site.iter().any(|&l| is_stopword(word, l));
+            let their_word = is_stopword(word, other);
+            theirs += usize::from(their_word && !site_word);
+            ours += usize::from(site_word && !their_word);
+        }
+        if theirs >= 2 && theirs > ours && best.is_none_or(|(n, _)| theirs > n) {
+            best = Some((theirs, other));
+        }
+    }
+    best.map(|(_, lang)| lang)
+}
+
 // Sorted, so `binary_search` works; a unit test keeps them sorted.
 const ENGLISH_STOPWORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
@@ -443,6 +466,35 @@ mod tests {
         ] {
             assert!(reads_as_english(english), "{english}");
         }
+    }
+
+    #[test]
+    fn a_question_in_a_language_the_pages_are_not_in_is_told_apart() {
+        let en = [Lang::English];
+        let cases = [
+            ("Wie starte ich den Server?", Some(Lang::German)),
+            ("Comment changer le port du serveur ?", Some(Lang::French)),
+            ("¿Cómo cambio el puerto del servidor?", Some(Lang::Spanish)),
+            (
+                "Hoe lang heb ik om een fiets terug te sturen?",
+                Some(Lang::Dutch),
+            ),
+            (
+                "Quanto tempo ho per restituire una bici?",
+                Some(Lang::Italian),
+            ),
+            ("How do I change the port of the server?", None),
+            ("Can I use the de facto standard over HTTP?", None),
+            ("Is O(n) guaranteed?", None),
+            // One word is not a language: a name or a loan word.
+            ("Where is the Rückgabe page of der Spiegel?", None),
+        ];
+        for (question, lang) in cases {
+            assert_eq!(foreign_language(question, &en), lang, "{question}");
+        }
+        // A language the pages are in is not foreign.
+        let both = [Lang::English, Lang::German];
+        assert_eq!(foreign_language("Wie starte ich den Server?", &both), None);
     }
 
     #[test]

@@ -657,3 +657,44 @@ fn a_french_site_is_asked_in_french() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A question in a language no page is in is declined as such, before any weighing: "starte"
+/// stems to "start" and "Server" is on the pages, so it would otherwise be quoted for the wrong
+/// reasons. An English question on the same pages, and a German one on German pages, are asked.
+#[test]
+fn a_question_in_a_language_no_page_is_in_is_declined_as_such() {
+    let server = page(
+        "server.md",
+        "Server",
+        "Start",
+        "Run larkctl serve to start the server on port 8080.",
+    );
+    let index = index_of_pages(std::slice::from_ref(&server));
+    let config = answering_everything(2.0);
+    let answer = ask(&index, None, "Wie starte ich den Server?", &config);
+    assert_eq!(
+        answer.decline,
+        Some(Decline::OtherLanguage { lang: Lang::German })
+    );
+    assert!(answer.quotes.is_empty());
+    // "wie", "ich", "den" are not named as words the pages lack.
+    assert!(
+        answer.missing_terms.is_empty(),
+        "{:?}",
+        answer.missing_terms
+    );
+    let english = ask(&index, None, "How do I start the server?", &config);
+    assert_eq!(english.mode, Mode::Answer, "{:?}", english.decline);
+    let german_page = SourceDoc {
+        lang: Lang::German,
+        ..page(
+            "start.md",
+            "Start",
+            "Server",
+            "Starten Sie den Server mit larkctl serve.",
+        )
+    };
+    let both = index_of_pages(&[server, german_page]);
+    let german = ask(&both, None, "Wie starte ich den Server?", &config);
+    assert_eq!(german.mode, Mode::Answer, "{:?}", german.decline);
+}

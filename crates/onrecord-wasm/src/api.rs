@@ -51,12 +51,14 @@ export interface SectionDto { fragment: number; title: string; section: string; 
 export interface HintDto { label: string; url: string; locator: string; }
 export interface CitationDto { title: string; section: string; url: string; textFragmentUrl: string; fragmentNo: number; fragmentCount: number; collection: CollectionDto | null; }
 export interface DeclineDto {
-  gate: "too-long" | "control-characters" | "no-content-words" | "never-mentioned" | "missing" | "below-floor" | "unsupported" | "no-amount" | "other";
+  gate: "too-long" | "control-characters" | "no-content-words" | "other-language" | "never-mentioned" | "missing" | "below-floor" | "unsupported" | "no-amount" | "other";
   /** For never-mentioned: the words no page uses; for missing: the words the closest passage
    *  lacks (as the question wrote them). */
   terms: string[];
   /** For below-floor and unsupported: the whole percentage of the question the closest passage or sentence carries. */
   coverage: number | null;
+  /** For other-language: the language the question reads as (a tag such as "de"). */
+  lang: string | null;
 }
 /** Why a visitor's files were not indexed: the `refusal` of the Error `Engine.fromDocuments` throws. */
 export type RefusalDto =
@@ -187,6 +189,8 @@ struct DeclineDto {
     terms: Vec<String>,
     /// A whole percentage, for the gates that measure coverage.
     coverage: Option<u32>,
+    /// The language tag, for other-language.
+    lang: Option<&'static str>,
 }
 
 /// Why a visitor's files were refused, naming the file. Built with `Reflect` rather than serde:
@@ -313,6 +317,10 @@ impl From<Citation> for CitationDto {
 
 impl From<Decline> for DeclineDto {
     fn from(d: Decline) -> DeclineDto {
+        let lang = match &d {
+            Decline::OtherLanguage { lang } => Some(lang.tag()),
+            _ => None,
+        };
         let (gate, terms, coverage) = match d {
             Decline::BadQuestion(QuestionError::TooLong { .. }) => ("too-long", Vec::new(), None),
             Decline::BadQuestion(_) => ("control-characters", Vec::new(), None),
@@ -322,12 +330,14 @@ impl From<Decline> for DeclineDto {
             Decline::BelowFloor { coverage, .. } => ("below-floor", Vec::new(), Some(coverage)),
             Decline::Unsupported { coverage, .. } => ("unsupported", Vec::new(), Some(coverage)),
             Decline::NoAmount => ("no-amount", Vec::new(), None),
+            Decline::OtherLanguage { .. } => ("other-language", Vec::new(), None),
             _ => ("other", Vec::new(), None),
         };
         DeclineDto {
             gate,
             terms,
             coverage: coverage.map(percent),
+            lang,
         }
     }
 }

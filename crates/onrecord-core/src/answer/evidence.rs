@@ -12,7 +12,7 @@ use crate::format::{Fragment, Index, RoutingHint};
 use crate::page::asks_about_changes;
 use crate::question::check_question;
 use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
-use crate::text::{Analyzer, Lang, is_stopword, tokens};
+use crate::text::{Analyzer, Lang, foreign_language, is_stopword, tokens};
 use crate::vector::{QueryModel, similarity};
 
 /// How many of the best-ranked fragments compete to give the first quote.
@@ -126,6 +126,14 @@ pub(super) fn assess(
     };
     if let Some(why) = bad_question {
         res.hard_decline = Some(Decline::BadQuestion(why));
+        return res;
+    }
+    // Words of another language that happen to match these pages' words ("starte" is
+    // "start") would be quoted for the wrong reasons; the visitor can ask in the pages' own.
+    if let Some(lang) = foreign_language(question, &index.langs()) {
+        res.hard_decline = Some(Decline::OtherLanguage { lang });
+        // Its small words are not words the pages lack.
+        res.missing_terms.clear();
         return res;
     }
     if terms.is_empty() {

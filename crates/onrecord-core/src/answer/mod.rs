@@ -168,6 +168,12 @@ pub enum Decline {
     /// The question asks for a number or amount ("how long", "what does it cost"), and the
     /// closest sentence gives none.
     NoAmount,
+    /// The question is written in a language no page is in ("Wie starte ich den Server?" on
+    /// English pages).
+    OtherLanguage {
+        /// The language the question reads as.
+        lang: crate::text::Lang,
+    },
     /// The best passage covers too little of the question, in words and in meaning.
     BelowFloor {
         /// Share of the question's weight the best passage covers.
