@@ -359,7 +359,7 @@ test('on a German page every sentence is German: labels, status, answer, decline
   await decline.waitFor();
   assert.equal(await decline.textContent(), 'Nicht in diesen Dokumenten. Diese Seiten erwähnen ‚hubschrauberlandeplatz‘ oder ‚Zeppelin‘ nicht.');
   // A German question on these English pages is declined as one, not for its small words.
-  await input.fill('Wann fährt die erste Fähre an Werktagen?');
+  await input.fill('Wie früh fährt die erste Fähre unter der Woche?');
   await input.press('Enter');
   await page.locator('.onrecord-decline', { hasText: 'auf Deutsch' }).waitFor();
   assert.equal(await page.locator('.onrecord-decline').last().textContent(),
