@@ -329,14 +329,22 @@ pub(crate) fn reads_as_english(text: &str) -> bool {
         .into_iter()
         .filter(|&l| l != Lang::English)
         .all(|other| {
-            let (mut english, mut theirs) = (0usize, 0usize);
-            for word in &words {
-                let (en, them) = (is_stopword(word, Lang::English), is_stopword(word, other));
-                english += usize::from(en && !them);
-                theirs += usize::from(them && !en);
-            }
+            let (theirs, english) = small_words(&words, &[Lang::English], other);
             english >= theirs
         })
+}
+
+/// How many of `words` are `other`'s stopwords and none of `ours`', and how many are a
+/// stopword of `ours` and not `other`'s: words both share ("a", "in") count for neither.
+fn small_words(words: &[String], ours: &[Lang], other: Lang) -> (usize, usize) {
+    let (mut theirs, mut own) = (0usize, 0usize);
+    for word in words {
+        let our_word = ours.iter().any(|&l| is_stopword(word, l));
+        let their_word = is_stopword(word, other);
+        theirs += usize::from(their_word && !our_word);
+        own += usize::from(our_word && !their_word);
+    }
+    (theirs, own)
 }
 
 /// The language `text` is written in when it is none of `site`'s: the other language with
@@ -348,13 +356,7 @@ pub(crate) fn foreign_language(text: &str, site: &[Lang]) -> Option<Lang> {
     let words: Vec<String> = tokens(text).map(|(_, w)| w).collect();
     let mut best: Option<(usize, Lang)> = None;
     for other in Lang::ALL.into_iter().filter(|l| !site.contains(l)) {
-        let (mut theirs, mut ours) = (0usize, 0usize);
-        for word in &words {
-            let site_word = site.iter().any(|&l| is_stopword(word, l));
-            let their_word = is_stopword(word, other);
-            theirs += usize::from(their_word && !site_word);
-            ours += usize::from(site_word && !their_word);
-        }
+        let (theirs, ours) = small_words(&words, site, other);
         if theirs >= 2 && theirs > ours && best.is_none_or(|(n, _)| theirs > n) {
             best = Some((theirs, other));
         }

@@ -317,10 +317,7 @@ impl From<Citation> for CitationDto {
 
 impl From<Decline> for DeclineDto {
     fn from(d: Decline) -> DeclineDto {
-        let lang = match &d {
-            Decline::OtherLanguage { lang } => Some(lang.tag()),
-            _ => None,
-        };
+        let mut lang = None;
         let (gate, terms, coverage) = match d {
             Decline::BadQuestion(QuestionError::TooLong { .. }) => ("too-long", Vec::new(), None),
             Decline::BadQuestion(_) => ("control-characters", Vec::new(), None),
@@ -330,7 +327,10 @@ impl From<Decline> for DeclineDto {
             Decline::BelowFloor { coverage, .. } => ("below-floor", Vec::new(), Some(coverage)),
             Decline::Unsupported { coverage, .. } => ("unsupported", Vec::new(), Some(coverage)),
             Decline::NoAmount => ("no-amount", Vec::new(), None),
-            Decline::OtherLanguage { .. } => ("other-language", Vec::new(), None),
+            Decline::OtherLanguage { lang: asked } => {
+                lang = Some(asked.tag());
+                ("other-language", Vec::new(), None)
+            }
             _ => ("other", Vec::new(), None),
         };
         DeclineDto {
