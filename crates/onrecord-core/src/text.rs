@@ -377,9 +377,14 @@ const ENGLISH_STOPWORDS: &[&str] = &[
 
 const GERMAN_STOPWORDS: &[&str] = &[
     "aber", "als", "am", "an", "auch", "auf", "aus", "bei", "bin", "bis", "bitte", "da", "das",
-    "dass", "dem", "den", "der", "des", "die", "du", "ein", "eine", "einem", "einen", "einer",
-    "es", "für", "hat", "ich", "ihr", "im", "in", "ist", "kann", "mit", "nach", "nicht", "oder",
-    "sie", "sind", "und", "von", "was", "wenn", "wie", "wir", "wo", "zu", "zum", "zur",
+    "dass", "dein", "deine", "dem", "den", "der", "des", "dich", "die", "du", "durch", "ein",
+    "eine", "einem", "einen", "einer", "es", "euch", "für", "gegen", "gibt", "habe", "haben",
+    "hat", "ich", "ihm", "ihn", "ihnen", "ihr", "ihre", "im", "in", "ist", "kann", "man", "mein",
+    "meine", "meinem", "meinen", "mich", "mir", "mit", "nach", "nicht", "noch", "nur", "oder",
+    "ohne", "sein", "seine", "sich", "sie", "sind", "und", "uns", "unser", "unsere", "unter",
+    "von", "vor", "wann", "warum", "was", "welche", "welchem", "welchen", "welcher", "welches",
+    "wem", "wen", "wenn", "wer", "werden", "weshalb", "wie", "wieso", "wir", "wird", "wo", "wofür",
+    "woher", "wohin", "womit", "wozu", "zu", "zum", "zur", "über",
 ];
 const FRENCH_STOPWORDS: &[&str] = &[
     "a", "ai", "au", "aux", "avec", "avez", "avons", "c", "ce", "ces", "cet", "cette", "combien",
@@ -485,7 +490,11 @@ mod tests {
                 "Quanto tempo ho per restituire una bici?",
                 Some(Lang::Italian),
             ),
+            // Question words and pronouns are small words too ("wann", "welche", "mein").
+            ("Wann fährt die erste Fähre?", Some(Lang::German)),
+            ("Welche Optionen gibt es für mein Projekt?", Some(Lang::German)),
             ("How do I change the port of the server?", None),
+            ("Where is the man page of the wann command?", None),
             ("Can I use the de facto standard over HTTP?", None),
             ("Is O(n) guaranteed?", None),
             // One word is not a language: a name or a loan word.
