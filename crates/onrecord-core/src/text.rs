@@ -492,7 +492,10 @@ mod tests {
             ),
             // Question words and pronouns are small words too ("wann", "welche", "mein").
             ("Wann fährt die erste Fähre?", Some(Lang::German)),
-            ("Welche Optionen gibt es für mein Projekt?", Some(Lang::German)),
+            (
+                "Welche Optionen gibt es für mein Projekt?",
+                Some(Lang::German),
+            ),
             ("How do I change the port of the server?", None),
             ("Where is the man page of the wann command?", None),
             ("Can I use the de facto standard over HTTP?", None),
