@@ -155,6 +155,30 @@ pub fn asks_about_changes(question: &str) -> bool {
     has_version(question) || tokens(question).any(|(_, w)| WORDS.contains(&w.as_str()))
 }
 
+/// Whether a sentence is a version note inside a page: Sphinx's "Changed in version 0.10: …",
+/// "New in version 2.0." and "Deprecated since version 2.2: …" (and their German forms). Like
+/// release notes, such a note answers a question about versions or changes, not about how
+/// things are now.
+pub(crate) fn is_change_note(sentence: &str) -> bool {
+    const OPENINGS: &[&str] = &[
+        "added in version",
+        "changed in version",
+        "deprecated in version",
+        "deprecated since version",
+        "geändert in version",
+        "neu in version",
+        "new in version",
+        "removed in version",
+        "veraltet seit version",
+    ];
+    let start = sentence.trim_start();
+    OPENINGS.iter().any(|o| {
+        start
+            .get(..o.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(o))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,6 +209,24 @@ mod tests {
             kind: BlockKind::ListItem,
             text: text.into(),
         }
+    }
+
+    #[test]
+    fn version_notes_are_told_by_their_opening() {
+        assert!(is_change_note(
+            "Changed in version 0.10: The default port is now picked from SERVER_NAME."
+        ));
+        assert!(is_change_note("New in version 2.0."));
+        assert!(is_change_note(
+            "Deprecated since version 2.2: Use the session instead."
+        ));
+        assert!(is_change_note(
+            "Geändert in Version 3.1: Der Standard ist jetzt 5000."
+        ));
+        assert!(!is_change_note(
+            "The port changed in version 0.10 of the server."
+        ));
+        assert!(!is_change_note("New"));
     }
 
     #[test]

@@ -314,6 +314,45 @@ fn a_sentence_is_not_quoted_with_a_table_row_beside_it() {
     assert!(!quote.contains("Sunday"), "{quote:?}");
 }
 
+/// A version note inside a page ("Changed in version 0.10: …") says what changed, not how
+/// things are: it is quoted only for a question about versions or changes.
+#[test]
+fn a_version_note_answers_only_a_question_about_changes() {
+    let run = SourceDoc {
+        sections: vec![SourceSection {
+            heading_path: vec!["run".into()],
+            anchor: "run".into(),
+            blocks: vec![
+                Block::paragraph("Runs the application on a local development server."),
+                Block::paragraph("Pass port to listen on another port of the local machine."),
+                Block::paragraph(
+                    "Changed in version 0.10: The default port is now picked from the SERVER_NAME variable.",
+                ),
+            ],
+        }],
+        ..page("api.md", "API", "run", "")
+    };
+    // A long entry's last fragment may hold nothing but its notes.
+    let notes = SourceDoc {
+        sections: vec![SourceSection {
+            heading_path: vec!["Changes to run".into()],
+            anchor: "changes".into(),
+            blocks: vec![Block::paragraph(
+                "Changed in version 0.9: The default port of the development server is 5000.",
+            )],
+        }],
+        ..page("notes.md", "Notes", "Changes", "")
+    };
+    let index = index_of_pages(&[run, notes]);
+    let config = answering_everything(2.0);
+    let answer = ask(&index, None, "How do I change the default port?", &config);
+    let quote = &answer.quotes[0].text;
+    assert!(quote.starts_with("Pass port"), "{quote:?}");
+    let answer = ask(&index, None, "When was the default port changed?", &config);
+    let quote = &answer.quotes[0].text;
+    assert!(quote.starts_with("Changed in version"), "{quote:?}");
+}
+
 /// The query model was distilled from an English teacher: a German question is answered by
 /// its words alone (as without a model), while an English one is read by meaning too.
 #[test]

@@ -3,7 +3,7 @@
 
 use super::config::{AnswerConfig, Features};
 use super::kind::{AskKind, ask_kind, topic_subject};
-use super::quote::{Pick, Preference, Wanted, pick, union, weight};
+use super::quote::{Pick, Preference, Wanted, only_version_notes, pick, union, weight};
 use super::turn::Scope;
 use super::{Decline, Quote, Section, citation};
 use crate::bm25::{Hit, QueryTerm, best_first, insert_sorted, query_terms};
@@ -170,9 +170,14 @@ pub(super) fn assess(
         &config.fusion,
         scope,
     );
+    // Release notes and listings match almost any question and answer almost none: they are
+    // quoted only for questions about versions or changes (and stay among related sections);
+    // so are the version notes inside a page (`quote::pick`).
+    let changes = asks_about_changes(question);
     let prefer = Preference {
         kind,
         shape_weight: config.shape_weight,
+        changes,
     };
     let share = |covered: &[bool]| share_of(&terms, covered);
     // The share of the question's subject words (all words when every one is common).
@@ -191,10 +196,7 @@ pub(super) fn assess(
             .unzip();
         share_of(&key, &key_covered)
     };
-    // Release notes and listings match almost any question and answer almost none: they are
-    // quoted only for questions about versions or changes (and stay among related sections).
-    let changes = asks_about_changes(question);
-    // Likewise decision records (the decisions collection) for questions that ask no "why".
+    // Decision records (the decisions collection) likewise, for questions that ask no "why".
     let why = kind == AskKind::Reason || asks_about_decisions(question);
     let mut set_aside: Vec<Candidate> = Vec::new();
     let mut candidates: Vec<Candidate> = Vec::new();
@@ -205,7 +207,9 @@ pub(super) fn assess(
         let doc = index.doc_of(fragment);
         let noise = doc.is_some_and(|d| d.kind.is_noise());
         let decision = doc.is_some_and(|d| index.in_decisions(d));
-        if (noise && !changes) || (decision && !why) {
+        // A fragment that holds nothing but version notes has nothing else to quote.
+        let notes_only = !changes && only_version_notes(fragment);
+        if (noise && !changes) || (decision && !why) || notes_only {
             if position < config.top_k {
                 set_aside.push(Candidate {
                     frag: hit.fragment,

@@ -5,6 +5,7 @@
 use super::kind::{AskKind, shape_matches};
 use crate::bm25::QueryTerm;
 use crate::format::{Fragment, Index};
+use crate::page::is_change_note;
 use crate::text::{Analyzer, Lang, tokens};
 
 /// Longest quote (bytes) a neighbour may be added to without a grammatical need for it.
@@ -34,6 +35,8 @@ pub(crate) struct Preference {
     pub(crate) kind: AskKind,
     /// How much a sentence of that shape counts, in shares of the question's weight.
     pub(crate) shape_weight: f32,
+    /// The question asks about versions or changes, so a version note may be quoted.
+    pub(crate) changes: bool,
 }
 
 /// The question's terms stemmed for one page language.
@@ -128,6 +131,8 @@ pub(crate) fn pick(
             .map(|&(_, header)| header as usize)
     };
     let is_header = |i: usize| fragment.table_rows.iter().any(|&(_, h)| h as usize == i);
+    // A version note ("Changed in version 0.10: …") says what changed, not how things are.
+    let version_note = |i: usize| !prefer.changes && is_change_note(sentence(i));
     let own_covered: Vec<Covered> = (0..fragment.sentences.len())
         .map(|i| wanted.covered(sentence(i)))
         .collect();
@@ -149,7 +154,7 @@ pub(crate) fn pick(
     let mut best_score = 0.0;
     for (i, covered) in per_sentence.iter().enumerate() {
         // A header row is context for its rows, not an answer of its own.
-        if is_header(i) {
+        if is_header(i) || version_note(i) {
             continue;
         }
         let w = weight(terms, covered);
@@ -176,7 +181,7 @@ pub(crate) fn pick(
     let header = header_of(best);
     // A sentence is never joined to a table's row or header: a row read without its header
     // says something else ("Sunday | Closed" before "On Thursdays we stay open until 20:00").
-    let prose = |i: usize| header_of(i).is_none() && !is_header(i);
+    let prose = |i: usize| header_of(i).is_none() && !is_header(i) && !version_note(i);
     let prev = prev.filter(|_| prose(best - 1));
     let next = next.filter(|_| prose(best + 1));
     if header.is_some() {
@@ -230,6 +235,18 @@ pub(crate) fn pick(
         in_quote,
         header: header.and_then(|h| fragment.sentences.get(h).copied()),
     }
+}
+
+/// Whether every sentence of `fragment` is a version note ("Changed in version 0.10: …"), as
+/// when a long entry's last fragment holds only its notes.
+pub(crate) fn only_version_notes(fragment: &Fragment) -> bool {
+    !fragment.sentences.is_empty()
+        && fragment.sentences.iter().all(|&(s, e)| {
+            fragment
+                .text
+                .get(s as usize..e as usize)
+                .is_none_or(is_change_note)
+        })
 }
 
 /// Whether a sentence opens by pointing back at the one before it.
