@@ -482,6 +482,12 @@ pub(crate) fn validate_terms(terms: &[TermPostings], n_frags: usize) -> Result<(
 }
 
 impl Fragment {
+    /// The text of sentence (or table row) `i`, if there is one.
+    pub(crate) fn sentence(&self, i: usize) -> Option<&str> {
+        let &(start, end) = self.sentences.get(i)?;
+        self.text.get(start as usize..end as usize)
+    }
+
     /// Checks what quoting relies on: the page exists, sentence ranges lie in order inside the
     /// text, table rows name units that exist.
     pub(crate) fn validate(&self, n_docs: usize) -> Result<(), DecodeError> {

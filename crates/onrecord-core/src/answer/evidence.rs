@@ -490,10 +490,7 @@ fn about_subject(
         return false;
     }
     let doc = index.doc_of(fragment);
-    let opening = index.fragment(start).and_then(|f| {
-        let &(s, e) = f.sentences.first()?;
-        f.text.get(s as usize..e as usize)
-    });
+    let opening = index.fragment(start).and_then(|f| f.sentence(0));
     let wanted = Wanted::new(index, lang, &subject);
     let named = doc
         .map(|d| d.title.as_str())

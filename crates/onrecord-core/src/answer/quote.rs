@@ -115,13 +115,7 @@ pub(crate) fn pick(
     let doc = index.doc_of(fragment);
     let lang = doc.map_or(index.default_lang, |d| d.lang);
     let wanted = Wanted::new(index, lang, terms);
-    let sentence = |i: usize| -> &str {
-        fragment
-            .sentences
-            .get(i)
-            .and_then(|&(s, e)| fragment.text.get(s as usize..e as usize))
-            .unwrap_or("")
-    };
+    let sentence = |i: usize| -> &str { fragment.sentence(i).unwrap_or("") };
     // A table row is read with its header row: "EUR 19" answers "price" under "Price".
     let header_of = |i: usize| -> Option<usize> {
         fragment
@@ -241,12 +235,7 @@ pub(crate) fn pick(
 /// when a long entry's last fragment holds only its notes.
 pub(crate) fn only_version_notes(fragment: &Fragment) -> bool {
     !fragment.sentences.is_empty()
-        && fragment.sentences.iter().all(|&(s, e)| {
-            fragment
-                .text
-                .get(s as usize..e as usize)
-                .is_none_or(is_change_note)
-        })
+        && (0..fragment.sentences.len()).all(|i| fragment.sentence(i).is_none_or(is_change_note))
 }
 
 /// Whether a sentence opens by pointing back at the one before it.

@@ -557,9 +557,7 @@ fn groups(index: &Index, frag: u32, lang: Lang) -> Vec<Vec<&str>> {
     let mut tables: Vec<(u32, Vec<&str>)> = Vec::new();
     for &(row, header) in &f.table_rows {
         let cell = f
-            .sentences
-            .get(row as usize)
-            .and_then(|&(s, e)| f.text.get(s as usize..e as usize))
+            .sentence(row as usize)
             .and_then(|r| r.split(" | ").next())
             .unwrap_or_default();
         match tables.iter_mut().find(|(h, _)| *h == header) {
