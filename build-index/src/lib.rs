@@ -105,6 +105,8 @@ pub struct Report {
     pub set_aside: Vec<(String, PageKind, bool)>,
     /// Collections with the number of indexed pages in each.
     pub collections: Vec<(String, usize)>,
+    /// Blocks of a built site's chrome (menus, footers on most pages), not indexed.
+    pub chrome: Vec<String>,
 }
 
 /// What a corpus folder holds, and so which reader reads its pages.
@@ -279,6 +281,7 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     }
     if input == Input::Html {
         drop_duplicates(&mut pages, &mut report);
+        drop_site_chrome(&mut pages, &mut report);
     }
 
     let by_path: BTreeMap<&str, &Page> = pages.iter().map(|p| (p.doc.path.as_str(), p)).collect();
@@ -454,6 +457,42 @@ fn drop_duplicates(pages: &mut Vec<Page>, report: &mut Report) {
         i += 1;
         !dropped[i - 1]
     });
+}
+
+/// A block on at least this many pages, and on at least half of them, is the site's chrome.
+const MIN_CHROME_PAGES: usize = 4;
+
+/// Drops the blocks most pages of a built site share word for word: on a theme without
+/// `<main>`, `<article>` or ARIA landmarks, its menus, breadcrumbs, language pickers and
+/// footers are read with every page, and they match any question and answer none. A block
+/// on half the pages or more (and on at least `MIN_CHROME_PAGES`) is chrome; a section left
+/// without blocks goes with it. Content a few pages repeat (a shared note) stays.
+fn drop_site_chrome(pages: &mut [Page], report: &mut Report) {
+    if pages.len() < MIN_CHROME_PAGES {
+        return;
+    }
+    let mut on_pages: BTreeMap<&str, usize> = BTreeMap::new();
+    for page in pages.iter() {
+        let mut seen = std::collections::BTreeSet::new();
+        for block in page.doc.sections.iter().flat_map(|s| &s.blocks) {
+            if seen.insert(block.text.as_str()) {
+                *on_pages.entry(block.text.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let chrome: std::collections::BTreeSet<String> = on_pages
+        .into_iter()
+        .filter(|&(_, n)| n >= MIN_CHROME_PAGES && 2 * n >= pages.len())
+        .map(|(text, _)| text.to_owned())
+        .collect();
+    for page in pages.iter_mut() {
+        page.doc.sections.retain_mut(|section| {
+            let had_blocks = !section.blocks.is_empty();
+            section.blocks.retain(|b| !chrome.contains(&b.text));
+            !had_blocks || !section.blocks.is_empty()
+        });
+    }
+    report.chrome = chrome.into_iter().collect();
 }
 
 /// The text the teacher embeds for each fragment: "title. headings. text".
@@ -748,6 +787,26 @@ impl fmt::Display for Report {
             .collect();
         if !skipped.is_empty() {
             writeln!(f, "pages skipped     {}{}", skipped.len(), list(&skipped))?;
+        }
+        if !self.chrome.is_empty() {
+            let shown: Vec<String> = self
+                .chrome
+                .iter()
+                .take(3)
+                .map(|text| format!("\"{}\"", onrecord_core::shorten(text, 40)))
+                .collect();
+            let more = self.chrome.len().saturating_sub(shown.len());
+            writeln!(
+                f,
+                "site chrome       {} blocks on most pages (menus, footers), not indexed{}{}",
+                self.chrome.len(),
+                list(&shown),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            )?;
         }
         writeln!(
             f,

@@ -174,3 +174,108 @@ fn a_markdown_folder_with_an_html_file_stays_markdown() {
         ["1 .html file ignored: this folder is read as markdown"]
     );
 }
+
+/// An older theme: no `<main>`, `<article>` or landmark roles, so the body is read, and its
+/// menu, breadcrumb and footer come with every page.
+fn themeless_page(main: &str) -> String {
+    format!(
+        "<!doctype html><html lang=\"en\"><head><title>Ferry Guide</title></head><body>\
+         <div id=\"top\"><p class=\"menu\">Timetable | Tickets | Harbours | Contact</p>\
+         <p>Ferry Guide, version 2.4 &gt; Harbours</p></div>\
+         <div id=\"content\">{main}</div>\
+         <div id=\"bottom\"><p>Copyright the ferry company. Questions about this site: write to the harbour office.</p></div>\
+         </body></html>"
+    )
+}
+
+#[test]
+fn blocks_on_most_pages_of_a_built_site_are_its_chrome() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let shared_note = "<p>Boats do not sail in a storm warning.</p>";
+    let pages = [
+        (
+            "timetable.html",
+            format!("<h1>Timetable</h1><p>The first boat leaves at six.</p>{shared_note}"),
+        ),
+        (
+            "tickets.html",
+            format!("<h1>Tickets</h1><p>Tickets are sold at the pier.</p>{shared_note}"),
+        ),
+        (
+            "harbours.html",
+            "<h1>Harbours</h1><p>Every harbour has a waiting room.</p>".to_owned(),
+        ),
+        (
+            "contact.html",
+            "<h1>Contact</h1><p>The harbour office answers letters within a week.</p>".to_owned(),
+        ),
+        (
+            "bikes.html",
+            "<h1>Bikes</h1><p>Bikes ride free on every crossing.</p>".to_owned(),
+        ),
+    ];
+    for (rel, main) in &pages {
+        write(root, rel, &themeless_page(main));
+    }
+    let built = build(root, &Options::standard()).unwrap();
+    assert_eq!(built.report.pages_indexed, 5);
+    let all: Vec<&str> = built
+        .index
+        .fragments
+        .iter()
+        .map(|f| f.text.as_str())
+        .collect();
+    for chrome in ["Timetable | Tickets", "version 2.4", "Copyright"] {
+        assert!(
+            all.iter().all(|f| !f.contains(chrome)),
+            "{chrome:?} in {all:?}"
+        );
+    }
+    // Two pages of five sharing a note is content, not chrome; every page keeps its own text.
+    assert_eq!(
+        all.iter().filter(|f| f.contains("storm warning")).count(),
+        2
+    );
+    for (_, main) in &pages {
+        let own = main
+            .split("<p>")
+            .nth(1)
+            .unwrap()
+            .split("</p>")
+            .next()
+            .unwrap();
+        assert!(all.iter().any(|f| f.contains(own)), "{own:?} lost: {all:?}");
+    }
+    assert_eq!(built.report.chrome.len(), 3, "{:?}", built.report.chrome);
+    let report = built.report.to_string();
+    assert!(
+        report.contains("site chrome       3 blocks on most pages (menus, footers), not indexed"),
+        "{report}"
+    );
+
+    // The footer's words answered every question about the harbour office before.
+    let answer = ask(
+        &built.index,
+        None,
+        "How soon does the harbour office answer letters?",
+        &AnswerConfig::DEFAULT,
+    );
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    assert_eq!(answer.quotes[0].citation.url, "/contact.html");
+
+    // Below four pages nothing is chrome: three pages can share a paragraph on purpose.
+    let small = tempfile::tempdir().unwrap();
+    for (rel, main) in pages.iter().take(3) {
+        write(small.path(), rel, &themeless_page(main));
+    }
+    let built = build(small.path(), &Options::standard()).unwrap();
+    assert!(built.report.chrome.is_empty());
+    assert!(
+        built
+            .index
+            .fragments
+            .iter()
+            .any(|f| f.text.contains("Copyright"))
+    );
+}
