@@ -404,7 +404,19 @@ impl Walker {
                 self.flush();
                 let mut rows = Vec::new();
                 table_rows(el, &mut rows);
-                self.push(BlockKind::Table, rows.join("\n"));
+                let line = |row: &[Cell]| {
+                    let cells: Vec<&str> = row.iter().map(|c| c.text.as_str()).collect();
+                    cells.join(" | ")
+                };
+                if labels_its_rows(&rows) {
+                    // No header row: each row is read on its own, under its own label.
+                    for row in &rows {
+                        self.push(BlockKind::ListItem, line(row));
+                    }
+                } else {
+                    let lines: Vec<String> = rows.iter().map(|r| line(r)).collect();
+                    self.push(BlockKind::Table, lines.join("\n"));
+                }
             }
             "dl" => {
                 self.flush();
@@ -670,28 +682,48 @@ fn raw_text(el: ElementRef<'_>, out: &mut String) {
     }
 }
 
-/// A table's rows, one line each, cells joined by " | " (as the markdown reader makes them).
-fn table_rows(el: ElementRef<'_>, rows: &mut Vec<String>) {
+/// A table cell's text, and whether it is a header cell.
+struct Cell {
+    header: bool,
+    text: String,
+}
+
+/// A table's rows with text (read as one line each, cells joined by " | ", as the markdown
+/// reader makes them).
+fn table_rows(el: ElementRef<'_>, rows: &mut Vec<Vec<Cell>>) {
     for child in el.child_elements() {
         match child.value().name() {
             "tr" => {
-                let cells: Vec<String> = child
+                let cells: Vec<Cell> = child
                     .child_elements()
                     .filter(|c| matches!(c.value().name(), "td" | "th"))
                     .map(|c| {
                         let mut text = String::new();
                         visible_text(c, &mut text, 0);
-                        collapse(&text)
+                        Cell {
+                            header: c.value().name() == "th",
+                            text: collapse(&text),
+                        }
                     })
                     .collect();
-                if cells.iter().any(|c| !c.is_empty()) {
-                    rows.push(cells.join(" | "));
+                if cells.iter().any(|c| !c.text.is_empty()) {
+                    rows.push(cells);
                 }
             }
             "thead" | "tbody" | "tfoot" => table_rows(child, rows),
             _ => {}
         }
     }
+}
+
+/// Whether a table labels its rows rather than its columns: every row opens with a header
+/// cell and holds a data cell ("Default: | KeepAlive On", a reference page's summary of a
+/// directive or an option). Its first row is then no header for the others.
+fn labels_its_rows(rows: &[Vec<Cell>]) -> bool {
+    !rows.is_empty()
+        && rows
+            .iter()
+            .all(|row| row.first().is_some_and(|c| c.header) && row.iter().any(|c| !c.header))
 }
 
 /// Collapses runs of whitespace into single spaces and trims.
@@ -812,6 +844,23 @@ mod tests {
         assert_eq!(
             render(html),
             "T | /guide/page.html | en\n[] #\n  Paragraph: Text.\n"
+        );
+    }
+
+    #[test]
+    fn a_table_that_labels_its_rows_is_read_row_by_row() {
+        // A reference page's summary of a directive: no header row, each row its own label.
+        let html = "<main><h1>KeepAlive</h1><table class=\"directive\">\
+            <tr><th>Description:</th><td>Enables persistent connections</td></tr>\
+            <tr><th>Default:</th><td><code>KeepAlive On</code></td></tr></table>\
+            <table><tr><th></th><th>Lite</th><th>Plus</th></tr>\
+            <tr><th>Price</th><td>EUR 9</td><td>EUR 19</td></tr></table></main>";
+        assert_eq!(
+            render(html),
+            "KeepAlive | /guide/page.html | en\n[] #\n  \
+             ListItem: Description: | Enables persistent connections\n  \
+             ListItem: Default: | KeepAlive On\n  \
+             Table:  | Lite | Plus\nPrice | EUR 9 | EUR 19\n"
         );
     }
 
