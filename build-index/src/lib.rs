@@ -462,17 +462,19 @@ fn drop_duplicates(pages: &mut Vec<Page>, report: &mut Report) {
 /// A block on at least this many pages, and on at least half of them, is the site's chrome.
 const MIN_CHROME_PAGES: usize = 4;
 
-/// Drops the blocks most pages of a built site share word for word: on a theme without
-/// `<main>`, `<article>` or ARIA landmarks, its menus, breadcrumbs, language pickers and
-/// footers are read with every page, and they match any question and answer none. A block
-/// on half the pages or more (and on at least `MIN_CHROME_PAGES`) is chrome; a section left
-/// without blocks goes with it. Content a few pages repeat (a shared note) stays.
+/// Drops the blocks that most pages read from their whole `<body>` share word for word: on a
+/// theme without `<main>`, `<article>` or landmark roles, the site's menus, breadcrumbs,
+/// language pickers and footers come with every page, and they match any question and answer
+/// none. A block on half such pages or more (and on at least `MIN_CHROME_PAGES`) is chrome; a
+/// section left without blocks goes with it. Content a few pages repeat (a shared note) stays,
+/// and so does anything inside a page's marked content, where a generator put only the page.
 fn drop_site_chrome(pages: &mut [Page], report: &mut Report) {
-    if pages.len() < MIN_CHROME_PAGES {
+    let whole = pages.iter().filter(|p| p.whole_body).count();
+    if whole < MIN_CHROME_PAGES {
         return;
     }
     let mut on_pages: BTreeMap<&str, usize> = BTreeMap::new();
-    for page in pages.iter() {
+    for page in pages.iter().filter(|p| p.whole_body) {
         let mut seen = std::collections::BTreeSet::new();
         for block in page.doc.sections.iter().flat_map(|s| &s.blocks) {
             if seen.insert(block.text.as_str()) {
@@ -482,10 +484,10 @@ fn drop_site_chrome(pages: &mut [Page], report: &mut Report) {
     }
     let chrome: std::collections::BTreeSet<String> = on_pages
         .into_iter()
-        .filter(|&(_, n)| n >= MIN_CHROME_PAGES && 2 * n >= pages.len())
+        .filter(|&(_, n)| n >= MIN_CHROME_PAGES && 2 * n >= whole)
         .map(|(text, _)| text.to_owned())
         .collect();
-    for page in pages.iter_mut() {
+    for page in pages.iter_mut().filter(|p| p.whole_body) {
         page.doc.sections.retain_mut(|section| {
             let had_blocks = !section.blocks.is_empty();
             section.blocks.retain(|b| !chrome.contains(&b.text));

@@ -264,6 +264,23 @@ fn blocks_on_most_pages_of_a_built_site_are_its_chrome() {
     assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
     assert_eq!(answer.quotes[0].citation.url, "/contact.html");
 
+    // Inside a page's marked content a generator put only the page: a note every page
+    // repeats there is content ("Requires Python 3.8" may be the answer).
+    let marked = tempfile::tempdir().unwrap();
+    for (rel, main) in &pages {
+        let main = format!("{main}<p>Every crossing requires a ticket.</p>");
+        write(marked.path(), rel, &page("Ferry", &main));
+    }
+    let built = build(marked.path(), &Options::standard()).unwrap();
+    assert!(built.report.chrome.is_empty());
+    let with_note = built.index.fragments.iter();
+    assert_eq!(
+        with_note
+            .filter(|f| f.text.contains("requires a ticket"))
+            .count(),
+        5
+    );
+
     // Below four pages nothing is chrome: three pages can share a paragraph on purpose.
     let small = tempfile::tempdir().unwrap();
     for (rel, main) in pages.iter().take(3) {

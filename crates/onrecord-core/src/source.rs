@@ -97,6 +97,9 @@ pub struct Page {
     /// Other files the page is made of (includes), by name, with their bytes: they belong in
     /// the corpus hash.
     pub included: Vec<(String, Vec<u8>)>,
+    /// Read from the whole of an HTML `<body>`, as nothing marked the content (`<main>`,
+    /// `<article>`, a landmark role): the site's menus and footers may have come with it.
+    pub whole_body: bool,
 }
 
 impl Page {
@@ -109,6 +112,7 @@ impl Page {
             kind: None,
             warnings: Vec::new(),
             included: Vec::new(),
+            whole_body: false,
         }
     }
 }

@@ -154,12 +154,15 @@ impl Reader for HtmlReader {
         if body.is_some_and(|b| b.attr(IGNORE_MARKER).is_some()) {
             return skipped("data-onrecord-ignore on <body>");
         }
+        let mut whole_body = false;
         let content: Vec<ElementRef<'_>> = if self.body_marked {
             html.select(&MARKED).collect()
         } else {
             let main = html.select(&MAIN).next();
             let article = || html.select(&ARTICLE).next();
-            main.or_else(article).or(body).into_iter().collect()
+            let marked = main.or_else(article);
+            whole_body = marked.is_none();
+            marked.or(body).into_iter().collect()
         };
         if content.is_empty() {
             return skipped(if self.body_marked {
@@ -214,6 +217,7 @@ impl Reader for HtmlReader {
         Ok(Read::Page(Page {
             warnings,
             kind,
+            whole_body,
             ..Page::of(SourceDoc {
                 path: rel.to_owned(),
                 url,
@@ -297,6 +301,22 @@ fn is_block(name: &str) -> bool {
     )
 }
 
+static PAGE_LINK: LazyLock<Selector> = LazyLock::new(|| selector("a[href^='#']"));
+
+/// A list of nothing but links into the page itself (`href="#…"`), at least two: the page's
+/// own table of contents, whose words are the headings below it. Read, it would be a fragment
+/// that matches every question about the page and answers none.
+fn is_page_contents(el: ElementRef<'_>) -> bool {
+    let letters = |text: &mut dyn Iterator<Item = &str>| -> usize {
+        text.flat_map(str::chars)
+            .filter(|c| c.is_alphanumeric())
+            .count()
+    };
+    let links: Vec<ElementRef<'_>> = el.select(&PAGE_LINK).collect();
+    let in_links: usize = links.iter().map(|a| letters(&mut a.text())).sum();
+    links.len() >= 2 && in_links > 0 && in_links == letters(&mut el.text())
+}
+
 static HEADER_CELL: LazyLock<Selector> = LazyLock::new(|| selector("th"));
 static CELL_LIST: LazyLock<Selector> = LazyLock::new(|| selector("td ul, td ol, td dl"));
 
@@ -361,7 +381,10 @@ impl Walker {
     fn read(&mut self, el: ElementRef<'_>, depth: usize) {
         let e = el.value();
         let name = e.name();
-        if name == "a" && is_glyph_link(el) || name == "p" && is_linked_rule_id(el) {
+        if name == "a" && is_glyph_link(el)
+            || name == "p" && is_linked_rule_id(el)
+            || matches!(name, "ul" | "ol") && is_page_contents(el)
+        {
             return;
         }
         if depth > MAX_DEPTH {
@@ -844,6 +867,23 @@ mod tests {
         assert_eq!(
             render(html),
             "T | /guide/page.html | en\n[] #\n  Paragraph: Text.\n"
+        );
+    }
+
+    #[test]
+    fn a_list_of_links_into_the_page_is_its_table_of_contents() {
+        let html = "<body><div id=\"content\"><h1>Core</h1>\
+            <ul id=\"toc\"><li><a href=\"#allow\">AllowOverride</a></li>\
+            <li><a href=\"#keep\">KeepAlive</a><ul><li><a href=\"#keep-timeout\">Timeouts</a></li></ul></li></ul>\
+            <ul><li><a href=\"#allow\">AllowOverride</a> decides what .htaccess may change.</li>\
+            <li><a href=\"other.html\">Other page</a></li></ul>\
+            <h2 id=\"allow\">AllowOverride</h2><p>Text.</p></div></body>";
+        assert_eq!(
+            render(html),
+            "Core | /guide/page.html | en\n[] #\n  \
+             ListItem: AllowOverride decides what .htaccess may change.\n  \
+             ListItem: Other page\n\
+             [AllowOverride] #allow\n  Paragraph: Text.\n"
         );
     }
 

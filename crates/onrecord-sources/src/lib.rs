@@ -139,6 +139,7 @@ impl Reader for MarkdownReader<'_> {
             kind,
             warnings: expanded.warnings,
             included: expanded.files,
+            whole_body: false,
         }))
     }
 }
