@@ -214,6 +214,18 @@ impl Reader for HtmlReader {
             ));
         }
         let sections = walker.finish();
+        let words: usize = sections
+            .iter()
+            .flat_map(|s| &s.blocks)
+            .map(|b| b.text.split_whitespace().count())
+            .sum();
+        if words < SEARCH_PAGE_WORDS
+            && content
+                .iter()
+                .any(|c| c.select(&TEXT_INPUT).next().is_some())
+        {
+            return skipped(&format!("a search page (a search box and {words} words)"));
+        }
         Ok(Read::Page(Page {
             warnings,
             kind,
@@ -301,6 +313,14 @@ fn is_block(name: &str) -> bool {
     )
 }
 
+/// A form's text box: with fewer than `SEARCH_PAGE_WORDS` words around it, the page is the
+/// site's search page (Sphinx's `search.html` before it said `noindex`, a generator's
+/// `/search/`), which answers no question about the site's subject.
+static TEXT_INPUT: LazyLock<Selector> = LazyLock::new(|| {
+    selector("form input[type=search], form input[type=text], form input:not([type])")
+});
+const SEARCH_PAGE_WORDS: usize = 40;
+
 static PAGE_LINK: LazyLock<Selector> = LazyLock::new(|| selector("a[href^='#']"));
 
 /// A list of nothing but links into the page itself (`href="#…"`), at least two: the page's
@@ -359,6 +379,8 @@ struct Walker {
     quote_depth: usize,
     /// An admonition's title waiting to lead its first paragraph ("Note:").
     label: Option<String>,
+    /// A definition term without an anchor, waiting to lead its definition's first paragraph.
+    term: Option<String>,
     /// mdBook helpers the generator left unexpanded, dropped from the text.
     helpers: Vec<String>,
 }
@@ -446,6 +468,7 @@ impl Walker {
                 let open = self.stack.len();
                 self.children(el, depth);
                 self.flush();
+                self.term_alone();
                 // Terms opened sections; what follows the list is the enclosing section's.
                 if self.stack.len() > open {
                     self.stack.truncate(open);
@@ -455,6 +478,19 @@ impl Walker {
             "dt" if e.id().is_some() => {
                 self.flush();
                 self.open_term(el);
+            }
+            "dt" => {
+                // "pop [<stash>]" then "Remove a single stashed state…": read apart, a
+                // definition loses what it defines, and a quote from the entry below can win.
+                // Terms in a row name one definition ("-S, --gpg-sign, --no-gpg-sign").
+                self.flush();
+                let term = heading_text(el);
+                if !term.is_empty() {
+                    self.term = Some(match self.term.take() {
+                        Some(before) => format!("{before}, {term}"),
+                        None => term,
+                    });
+                }
             }
             "br" => self.buf.push('\n'),
             "img" | "video" | "audio" | "picture" | "map" => {}
@@ -551,13 +587,22 @@ impl Walker {
         self.push(kind, text);
     }
 
-    fn push(&mut self, kind: BlockKind, text: String) {
+    fn push(&mut self, kind: BlockKind, mut text: String) {
         if kind == BlockKind::Code || kind == BlockKind::Table {
             // A label leads prose only.
             self.label = None;
         }
         if text.trim().is_empty() {
             return;
+        }
+        // A term leads its definition's first paragraph ("Return type: str"); before a list,
+        // code or a table it stands alone, as before a heading.
+        if let Some(term) = self.term.take() {
+            if kind == BlockKind::Paragraph {
+                text = format!("{}: {text}", term.trim_end_matches(':'));
+            } else {
+                self.push(BlockKind::Paragraph, term);
+            }
         }
         if self.sections.is_empty() {
             self.sections.push(SourceSection {
@@ -571,7 +616,15 @@ impl Walker {
         }
     }
 
+    /// A waiting term read as its own paragraph: what follows it is not its definition.
+    fn term_alone(&mut self) {
+        if let Some(term) = self.term.take() {
+            self.push(BlockKind::Paragraph, term);
+        }
+    }
+
     fn open_section(&mut self, level: u8, text: String, anchor: String) {
+        self.term_alone();
         self.label = None;
         // The first level-1 heading before any section is the page title, as in markdown.
         if level == 1 && !self.title_taken && self.stack.is_empty() {
@@ -624,6 +677,7 @@ impl Walker {
 
     fn finish(mut self) -> Vec<SourceSection> {
         self.flush();
+        self.term_alone();
         self.sections.retain(|s| !s.blocks.is_empty());
         self.sections
     }
@@ -888,6 +942,47 @@ mod tests {
     }
 
     #[test]
+    fn a_term_without_an_anchor_leads_its_definition() {
+        // A manual page's commands: the term leads its definition's first paragraph, so the
+        // entry's quote says what it defines; before a list or code it stands alone.
+        let html = "<main><h1>git-stash</h1><dl>\
+            <dt>pop [--index] [&lt;stash&gt;]</dt><dd><p>Remove a single stashed state.</p><p>More.</p></dd>\
+            <dt>apply [&lt;stash&gt;]</dt><dt>--keep</dt><dd><p>Like pop, but keep the state.</p></dd>\
+            <dt>Parameters</dt><dd><ul><li>stash – which one</li></ul></dd>\
+            <dt>clear</dt></dl><p>After the list.</p></main>";
+        assert_eq!(
+            render(html),
+            "git-stash | /guide/page.html | en\n[] #\n  \
+             Paragraph: pop [--index] [<stash>]: Remove a single stashed state.\n  \
+             Paragraph: More.\n  \
+             Paragraph: apply [<stash>], --keep: Like pop, but keep the state.\n  \
+             Paragraph: Parameters\n  \
+             ListItem: stash – which one\n  \
+             Paragraph: clear\n  \
+             Paragraph: After the list.\n"
+        );
+    }
+
+    #[test]
+    fn a_search_page_is_skipped() {
+        let search = "<main><h1>Search</h1><p>Searching for multiple words only shows matches \
+            that contain all words.</p><form action=\"\"><input type=\"text\" name=\"q\">\
+            <input type=\"submit\" value=\"search\"></form><div id=\"search-results\"></div></main>";
+        assert_eq!(
+            read(search),
+            Read::Skipped {
+                reason: "a search page (a search box and 11 words)".into()
+            }
+        );
+        // A page that says something beside its form is a page.
+        let long =
+            "Boats leave every hour from the pier, and tickets are sold on board. ".repeat(4);
+        let html =
+            format!("<main><h1>Tickets</h1><p>{long}</p><form><input name=\"q\"></form></main>");
+        assert!(matches!(read(&html), Read::Page(_)));
+    }
+
+    #[test]
     fn a_table_that_labels_its_rows_is_read_row_by_row() {
         // A reference page's summary of a directive: no header row, each row its own label.
         let html = "<main><h1>KeepAlive</h1><table class=\"directive\">\
@@ -945,9 +1040,9 @@ mod tests {
              [Builtin Values > SECRET_KEY] #SECRET_KEY\n  Paragraph: A secret key.\n  Paragraph: Default: None\n\
              [Builtin Values > SESSION_COOKIE_NAME] #SESSION_COOKIE_NAME\n  Paragraph: The name of the session cookie.\n  Paragraph: Default: 'session'\n\
              [Builtin Values > class flask.Config] #flask.Config\n  Paragraph: class flask.Config(root_path, defaults=None)\n  Paragraph: Works like a dict.\n\
-             [Builtin Values > class flask.Config > from_file] #flask.Config.from_file\n  Paragraph: from_file(filename, load)\n  Paragraph: Update the values from a file.\n  Paragraph: Parameters:\n  Paragraph: filename – the path.\n\
+             [Builtin Values > class flask.Config > from_file] #flask.Config.from_file\n  Paragraph: from_file(filename, load)\n  Paragraph: Update the values from a file.\n  Paragraph: Parameters: filename – the path.\n\
              [Builtin Values > class flask.Config] #flask.Config\n  Paragraph: More about the class.\n\
-             [Builtin Values] #builtin\n  Paragraph: After the entries.\n  Paragraph: Plain term\n  Paragraph: Its meaning.\n"
+             [Builtin Values] #builtin\n  Paragraph: After the entries.\n  Paragraph: Plain term: Its meaning.\n"
         );
     }
 
