@@ -6,7 +6,10 @@
 //!   the content, else `<title>`; headings keep their `id`, or the nearest id above them
 //!   (Sphinx puts ids on `<section>`). A definition term with its own id (`<dt id=…>`: Sphinx's
 //!   config keys, API entries, glossary terms) heads its definition like a heading one level
-//!   below the open section; the section resumes after the list.
+//!   below the open section; the section resumes after the list. A term without one leads its
+//!   definition's first paragraph ("pop [<stash>]: Remove …"). A table that labels its rows
+//!   (every row opens with `<th>`, no header row) is read row by row; a list of nothing but
+//!   links into the page (its table of contents) is not read.
 //! - Content, as Pagefind selects it: only elements marked `data-onrecord-body` when any page
 //!   of the site has one (pages without it are skipped); else `<main>` (or `role="main"`), else
 //!   `<article>`, else `<body>`. Always skipped: `nav`, `header`, `footer`, `aside`, `script`,
@@ -18,7 +21,10 @@
 //! - Collection: `<meta name="onrecord-collection" content="decisions">` (wins over the folder
 //!   rules of `onrecord.yml`).
 //! - Opt-outs: `data-onrecord-ignore` on `<body>`, `<meta name="onrecord" content="noindex">`,
-//!   and `<meta name="robots" content="noindex">` (mdBook's print page, Sphinx's search page).
+//!   and `<meta name="robots" content="noindex">` (mdBook's print page, Sphinx's search page);
+//!   a search page that does not say so (a search box and fewer than 40 words) is skipped.
+//!   Whether the whole `<body>` was read is kept (`Page::whole_body`): the build drops what
+//!   most such pages repeat, the site's chrome.
 //! - Generator syntax a missing preprocessor leaves in the page (mdBook without mdbook-spec:
 //!   `r[rule.id]` lines, `[!EDITION-2024]` markers, `{{ grammar-summary }}`) is dropped or
 //!   rendered as the markdown reader does, with the same rules (`markup.rs`).
