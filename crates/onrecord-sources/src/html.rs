@@ -7,7 +7,7 @@
 //!   (Sphinx puts ids on `<section>`). A definition term with its own id (`<dt id=…>`: Sphinx's
 //!   config keys, API entries, glossary terms) heads its definition like a heading one level
 //!   below the open section; the section resumes after the list. A term without one leads its
-//!   definition's first paragraph ("pop [<stash>]: Remove …"). A table that labels its rows
+//!   definition's first paragraph (`pop [<stash>]: Remove …`). A table that labels its rows
 //!   (every row opens with `<th>`, no header row) is read row by row; a list of nothing but
 //!   links into the page (its table of contents) is not read.
 //! - Content, as Pagefind selects it: only elements marked `data-onrecord-body` when any page
