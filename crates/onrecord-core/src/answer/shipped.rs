@@ -8,29 +8,29 @@ use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -2.5942392,
+    bias: -2.5941367,
     weights: [
-        1.1421854,   // coverage
-        0.4427691,   // key_coverage
-        0.677573,    // in_quote
-        -0.15437582, // key_support
-        1.276672,    // meaning
-        -3.998162,   // salient_missing
-        -1.06897,    // compound_missing
-        -0.85667074, // asks_quantity
-        0.41936198,  // quantity_shown
-        1.730406,    // bigram_share
+        1.1421309,   // coverage
+        0.44276074,  // key_coverage
+        0.6774281,   // in_quote
+        -0.15441808, // key_support
+        1.2767246,   // meaning
+        -3.9984272,  // salient_missing
+        -1.0689497,  // compound_missing
+        -0.8566934,  // asks_quantity
+        0.4193819,   // quantity_shown
+        1.730528,    // bigram_share
     ],
     threshold: 0.49499997,
     high: 2.0,
     medium: 0.49499997,
     reference: [
-        0.7578234,   // coverage
-        0.8533005,   // key_coverage
-        0.6578377,   // in_quote
-        0.7969318,   // key_support
+        0.75782335,  // coverage
+        0.85329896,  // key_coverage
+        0.6578375,   // in_quote
+        0.7969309,   // key_support
         0.5073245,   // meaning
-        0.020168882, // salient_missing
+        0.020169264, // salient_missing
         0.010204081, // compound_missing
         0.23469388,  // asks_quantity
         0.15306123,  // quantity_shown
@@ -40,29 +40,29 @@ pub(crate) const HYBRID: DeclineModel = DeclineModel {
 
 /// Fit without vectors (lexical answers, before the query model arrives).
 pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -2.07513,
+    bias: -2.0750535,
     weights: [
-        0.73714,     // coverage
-        0.73714,     // key_coverage
-        0.32636508,  // in_quote
-        0.58261716,  // key_support
+        0.7371135,   // coverage
+        0.7371135,   // key_coverage
+        0.32629928,  // in_quote
+        0.58255655,  // key_support
         0.0,         // meaning
-        -3.1968637,  // salient_missing
-        -1.0995725,  // compound_missing
-        -0.68561053, // asks_quantity
-        0.56236213,  // quantity_shown
-        1.7089758,   // bigram_share
+        -3.1969345,  // salient_missing
+        -1.0995468,  // compound_missing
+        -0.68563414, // asks_quantity
+        0.5623916,   // quantity_shown
+        1.7090904,   // bigram_share
     ],
     threshold: 0.59999996,
     high: 0.745,
     medium: 0.59999996,
     reference: [
-        0.7552911,   // coverage
-        0.7552911,   // key_coverage
-        0.6596549,   // in_quote
-        0.7224485,   // key_support
+        0.7552906,   // coverage
+        0.7552906,   // key_coverage
+        0.6596554,   // in_quote
+        0.7224483,   // key_support
         0.0,         // meaning
-        0.0893395,   // salient_missing
+        0.089340754, // salient_missing
         0.010309278, // compound_missing
         0.24742268,  // asks_quantity
         0.16494845,  // quantity_shown
