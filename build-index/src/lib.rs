@@ -12,7 +12,7 @@ pub mod ivf;
 mod random;
 mod scale;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -475,14 +475,14 @@ fn drop_site_chrome(pages: &mut [Page], report: &mut Report) {
     }
     let mut on_pages: BTreeMap<&str, usize> = BTreeMap::new();
     for page in pages.iter().filter(|p| p.whole_body) {
-        let mut seen = std::collections::BTreeSet::new();
+        let mut seen = BTreeSet::new();
         for block in page.doc.sections.iter().flat_map(|s| &s.blocks) {
             if seen.insert(block.text.as_str()) {
                 *on_pages.entry(block.text.as_str()).or_default() += 1;
             }
         }
     }
-    let chrome: std::collections::BTreeSet<String> = on_pages
+    let chrome: BTreeSet<String> = on_pages
         .into_iter()
         .filter(|&(_, n)| n >= MIN_CHROME_PAGES && 2 * n >= whole)
         .map(|(text, _)| text.to_owned())
