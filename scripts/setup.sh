@@ -145,27 +145,35 @@ if [ ! -f "$black/docs/index.md" ]; then
   tar xzf "$tarball" -C target/corpora
 fi
 
-# 7b. A second one, as built HTML (what most sites serve): the Flask 2.2.2 docs, Sphinx's
-#     classic theme, BSD-3-Clause, from the Debian package python-flask-doc 2.2.2-3 (not among
-#     the query model's training packages). Pinned by sha256; unpacked, never installed.
-flask=target/corpora/flask-2.2.2
-if [ ! -f "$flask/html/index.html" ]; then
-  say "fetching the Flask 2.2.2 docs (Debian python-flask-doc, BSD-3-Clause) for the eval"
+# 7b. More of them as built HTML (what most sites serve), each from a Debian doc package not
+#     among the query model's training packages, pinned by sha256, unpacked, never installed:
+#     Flask 2.2.2 (Sphinx's classic theme, BSD-3-Clause, python-flask-doc 2.2.2-3) and
+#     BorgBackup 1.2.4 (Sphinx's guzzle theme, BSD-3-Clause, borgbackup-doc 1.2.4-1).
+# usage: doc_deb <dest> <pool path> <package=version> <sha256> <html folder inside the package>
+doc_deb() {
+  local dest=$1 pool=$2 pin=$3 sum=$4 inside=$5
+  [ -f "$dest/html/index.html" ] && return 0
+  say "fetching $pin (Debian documentation) for the eval"
   mkdir -p target/corpora
-  deb=target/corpora/python-flask-doc_2.2.2-3_all.deb
-  curl -sSfL --retry 3 -o "$deb.part" \
-    http://deb.debian.org/debian/pool/main/f/flask/python-flask-doc_2.2.2-3_all.deb \
-    || { rm -f "$deb.part"; (cd target/corpora && apt-get download python-flask-doc=2.2.2-3) \
+  local deb="target/corpora/${pool##*/}"
+  curl -sSfL --retry 3 -o "$deb.part" "http://deb.debian.org/debian/pool/main/$pool" \
+    || { rm -f "$deb.part"; (cd target/corpora && apt-get download "$pin") \
          && mv "$deb" "$deb.part"; }
-  echo "0659f6a04b15fe3f907150cadc0399fe987c790e722e001b73f7e49fa5ecca15  $deb.part" | sha256sum -c --quiet
+  echo "$sum  $deb.part" | sha256sum -c --quiet
   mv "$deb.part" "$deb"
-  rm -rf target/corpora/flask-deb && dpkg-deb -x "$deb" target/corpora/flask-deb
-  rm -rf "$flask" && mkdir -p "$flask"
-  mv target/corpora/flask-deb/usr/share/doc/python-flask-doc/html "$flask/html"
+  rm -rf target/corpora/deb-x && dpkg-deb -x "$deb" target/corpora/deb-x
+  rm -rf "$dest" && mkdir -p "$dest"
+  mv "target/corpora/deb-x/$inside" "$dest/html"
   # Links into Debian's shared JavaScript (jquery.js, …), dangling outside an install.
-  find "$flask/html" -xtype l -delete
-  rm -rf target/corpora/flask-deb
-fi
+  find "$dest/html" -xtype l -delete
+  rm -rf target/corpora/deb-x
+}
+doc_deb target/corpora/flask-2.2.2 f/flask/python-flask-doc_2.2.2-3_all.deb \
+  python-flask-doc=2.2.2-3 0659f6a04b15fe3f907150cadc0399fe987c790e722e001b73f7e49fa5ecca15 \
+  usr/share/doc/python-flask-doc/html
+doc_deb target/corpora/borgbackup-1.2.4 b/borgbackup/borgbackup-doc_1.2.4-1_all.deb \
+  borgbackup-doc=1.2.4-1 f7c621fde76d460f071e8c0803d62198101f1c86ef3430db158f2e789570dbda \
+  usr/share/doc/borgbackup/html
 
 # 8. A real non-Rust generator's site for the end-to-end test (tests/e2e/generator.test.mjs):
 #    Sphinx 9 + MyST from PyPI (pinned, in a venv under target/sites) over the Black docs above,
