@@ -782,13 +782,21 @@ impl fmt::Display for Report {
         };
         writeln!(f, "input             {input}")?;
         writeln!(f, "pages indexed     {}", self.pages_indexed)?;
+        // A generator's redirect pages can number in the hundreds: the first few say what
+        // kind of page was skipped, the count says how many.
         let skipped: Vec<String> = self
             .pages_skipped
             .iter()
+            .take(MAX_LISTED)
             .map(|(page, why)| format!("{page}: {why}"))
             .collect();
         if !skipped.is_empty() {
-            writeln!(f, "pages skipped     {}{}", skipped.len(), list(&skipped))?;
+            writeln!(
+                f,
+                "pages skipped     {}{}",
+                self.pages_skipped.len(),
+                list_first(&skipped, self.pages_skipped.len())
+            )?;
         }
         if !self.chrome.is_empty() {
             let shown: Vec<String> = self
@@ -797,17 +805,11 @@ impl fmt::Display for Report {
                 .take(3)
                 .map(|text| format!("\"{}\"", onrecord_core::shorten(text, 40)))
                 .collect();
-            let more = self.chrome.len().saturating_sub(shown.len());
             writeln!(
                 f,
-                "site chrome       {} blocks on most pages (menus, footers), not indexed{}{}",
+                "site chrome       {} blocks on most pages (menus, footers), not indexed{}",
                 self.chrome.len(),
-                list(&shown),
-                if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                }
+                list_first(&shown, self.chrome.len())
             )?;
         }
         writeln!(
@@ -937,6 +939,17 @@ impl fmt::Display for Report {
             )?;
         }
         Ok(())
+    }
+}
+
+/// Skipped pages the build report names before it says "and N more".
+const MAX_LISTED: usize = 10;
+
+/// The first few of `total` items, and how many more there are.
+fn list_first(shown: &[String], total: usize) -> String {
+    match total.saturating_sub(shown.len()) {
+        0 => list(shown),
+        more => format!("{} and {more} more", list(shown)),
     }
 }
 

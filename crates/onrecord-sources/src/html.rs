@@ -22,7 +22,8 @@
 //!   rules of `onrecord.yml`).
 //! - Opt-outs: `data-onrecord-ignore` on `<body>`, `<meta name="onrecord" content="noindex">`,
 //!   and `<meta name="robots" content="noindex">` (mdBook's print page, Sphinx's search page);
-//!   a search page that does not say so (a search box and fewer than 40 words) is skipped.
+//!   a search page that does not say so (a search box and fewer than 40 words) is skipped, and
+//!   so is a page that redirects at once (`<meta http-equiv="refresh" content="0; url=…">`).
 //!   Whether the whole `<body>` was read is kept (`Page::whole_body`): the build drops what
 //!   most such pages repeat, the site's chrome.
 //! - Generator syntax a missing preprocessor leaves in the page (mdBook without mdbook-spec:
@@ -104,6 +105,7 @@ fn selector(css: &str) -> Selector {
 
 static TITLE: LazyLock<Selector> = LazyLock::new(|| selector("title"));
 static META: LazyLock<Selector> = LazyLock::new(|| selector("meta[name]"));
+static REFRESH: LazyLock<Selector> = LazyLock::new(|| selector("meta[http-equiv][content]"));
 static CANONICAL: LazyLock<Selector> = LazyLock::new(|| selector("link[rel~=canonical][href]"));
 static BODY: LazyLock<Selector> = LazyLock::new(|| selector("body"));
 static MARKED: LazyLock<Selector> = LazyLock::new(|| selector("[data-onrecord-body]"));
@@ -124,6 +126,9 @@ impl Reader for HtmlReader {
             return skipped("a 404 page");
         }
         let html = Html::parse_document(text);
+        if let Some(to) = redirect(&html) {
+            return skipped(&format!("a redirect to {to}"));
+        }
         let mut kind = None;
         let mut collection = None;
         for meta in html.select(&META) {
@@ -318,6 +323,34 @@ fn is_block(name: &str) -> bool {
             | "th"
     )
 }
+
+/// Where a page sends its visitor at once (`<meta http-equiv="refresh" content="0; url=…">`):
+/// generators write such a page for every moved page or alias (texinfo's node names, Hugo's
+/// aliases, redirect plugins); it is no page of the docs, and its target is read in its own
+/// right. A refresh without a target, or after a while, reloads a page that is one.
+fn redirect(html: &Html) -> Option<String> {
+    html.select(&REFRESH)
+        .filter(|m| {
+            m.attr("http-equiv")
+                .is_some_and(|h| h.trim().eq_ignore_ascii_case("refresh"))
+        })
+        .find_map(|m| {
+            let content = m.attr("content")?;
+            let (delay, rest) = content.split_once([';', ','])?;
+            let seconds: f32 = delay.trim().parse().ok()?;
+            let rest = rest.trim();
+            let url = rest
+                .get(..4)
+                .filter(|k| k.eq_ignore_ascii_case("url="))
+                .and_then(|_| rest.get(4..))?
+                .trim()
+                .trim_matches(['\'', '"']);
+            (seconds <= REDIRECT_SECONDS && !url.is_empty()).then(|| url.to_owned())
+        })
+}
+
+/// A refresh within this many seconds is a redirect.
+const REDIRECT_SECONDS: f32 = 5.0;
 
 /// A form's text box: with fewer than `SEARCH_PAGE_WORDS` words around it, the page is the
 /// site's search page (Sphinx's `search.html` before it said `noindex`, a generator's
@@ -986,6 +1019,28 @@ mod tests {
         let html =
             format!("<main><h1>Tickets</h1><p>{long}</p><form><input name=\"q\"></form></main>");
         assert!(matches!(read(&html), Read::Page(_)));
+    }
+
+    #[test]
+    fn a_page_that_redirects_at_once_is_skipped() {
+        // texinfo writes one per node name; the target page is read in its own right.
+        let stub = "<html><head><meta http-equiv=\"Refresh\" content=\"0; url=Completion-Using-compctl.html#Example\">\
+            </head><body><p>The node you are looking for is at \
+            <a href=\"Completion-Using-compctl.html#Example\">Example</a>.</p></body></html>";
+        assert_eq!(
+            read(stub),
+            Read::Skipped {
+                reason: "a redirect to Completion-Using-compctl.html#Example".into()
+            }
+        );
+        // A page that reloads itself, or sends its visitor on after a minute, is a page.
+        for content in ["300", "60; url=next.html", "0; url="] {
+            let html = format!(
+                "<html><head><meta http-equiv=\"refresh\" content=\"{content}\"></head>\
+                 <body><main><h1>Status</h1><p>Every service is up.</p></main></body></html>"
+            );
+            assert!(matches!(read(&html), Read::Page(_)), "{content}");
+        }
     }
 
     #[test]
