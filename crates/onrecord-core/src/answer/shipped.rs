@@ -8,65 +8,65 @@ use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -2.5941367,
+    bias: -2.7065077,
     weights: [
-        1.1421309,   // coverage
-        0.44276074,  // key_coverage
-        0.6774281,   // in_quote
-        -0.15441808, // key_support
-        1.2767246,   // meaning
-        -3.9984272,  // salient_missing
-        -1.0689497,  // compound_missing
-        -0.8566934,  // asks_quantity
-        0.4193819,   // quantity_shown
-        1.730528,    // bigram_share
+        1.1964331,   // coverage
+        0.49398518,  // key_coverage
+        0.7037517,   // in_quote
+        -0.12329154, // key_support
+        1.3256828,   // meaning
+        -4.42165,    // salient_missing
+        -1.006085,   // compound_missing
+        -0.8674965,  // asks_quantity
+        0.40299192,  // quantity_shown
+        1.7914237,   // bigram_share
     ],
-    threshold: 0.49499997,
-    high: 2.0,
-    medium: 0.49499997,
+    threshold: 0.52,
+    high: 0.79999995,
+    medium: 0.52,
     reference: [
-        0.75782335,  // coverage
-        0.85329896,  // key_coverage
-        0.6578375,   // in_quote
-        0.7969309,   // key_support
-        0.5073245,   // meaning
-        0.020169264, // salient_missing
-        0.010204081, // compound_missing
-        0.23469388,  // asks_quantity
-        0.15306123,  // quantity_shown
-        0.3463968,   // bigram_share
+        0.7575672,   // coverage
+        0.85710573,  // key_coverage
+        0.65784585,  // in_quote
+        0.79842645,  // key_support
+        0.5092289,   // meaning
+        0.020100137, // salient_missing
+        0.01724138,  // compound_missing
+        0.23275863,  // asks_quantity
+        0.14655173,  // quantity_shown
+        0.34136987,  // bigram_share
     ],
 };
 
 /// Fit without vectors (lexical answers, before the query model arrives).
 pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -2.0750535,
+    bias: -2.1538367,
     weights: [
-        0.7371135,   // coverage
-        0.7371135,   // key_coverage
-        0.32629928,  // in_quote
-        0.58255655,  // key_support
-        0.0,         // meaning
-        -3.1969345,  // salient_missing
-        -1.0995468,  // compound_missing
-        -0.68563414, // asks_quantity
-        0.5623916,   // quantity_shown
-        1.7090904,   // bigram_share
+        0.7698539,  // coverage
+        0.7698539,  // key_coverage
+        0.25710082, // in_quote
+        0.654873,   // key_support
+        0.0,        // meaning
+        -3.1989024, // salient_missing
+        -1.0072353, // compound_missing
+        -0.655769,  // asks_quantity
+        0.49087706, // quantity_shown
+        1.722476,   // bigram_share
     ],
-    threshold: 0.59999996,
-    high: 0.745,
-    medium: 0.59999996,
+    threshold: 0.60499996,
+    high: 2.0,
+    medium: 0.60499996,
     reference: [
-        0.7552906,   // coverage
-        0.7552906,   // key_coverage
-        0.6596554,   // in_quote
-        0.7224483,   // key_support
-        0.0,         // meaning
-        0.089340754, // salient_missing
-        0.010309278, // compound_missing
-        0.24742268,  // asks_quantity
-        0.16494845,  // quantity_shown
-        0.34364605,  // bigram_share
+        0.75051355, // coverage
+        0.75051355, // key_coverage
+        0.6552409,  // in_quote
+        0.7202977,  // key_support
+        0.0,        // meaning
+        0.0897769,  // salient_missing
+        0.01754386, // compound_missing
+        0.24561404, // asks_quantity
+        0.15789473, // quantity_shown
+        0.3325864,  // bigram_share
     ],
 };
 
