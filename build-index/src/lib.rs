@@ -51,6 +51,9 @@ pub struct Options {
     pub site_names: Vec<String>,
     /// With vectors: adapt the query model to the site's own text (`None`: copy it as is).
     pub adapt: Option<Adapt>,
+    /// Files or folders (relative to the corpus root, `/`-separated) that are not read: a
+    /// vendored theme's pages, an archive of old versions.
+    pub exclude: Vec<String>,
 }
 
 impl Options {
@@ -63,6 +66,7 @@ impl Options {
             stemming: true,
             site_names: Vec::new(),
             adapt: None,
+            exclude: Vec::new(),
         }
     }
 }
@@ -194,6 +198,14 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
             }
         ));
     }
+    for rule in &options.exclude {
+        if !files.iter().any(|rel| under(rel, rule)) {
+            report.warnings.push(format!(
+                "exclude '{rule}' matches no file or folder of {} (paths are relative to it)",
+                root.display()
+            ));
+        }
+    }
     let markdown_reader = MarkdownReader::new(root, options.default_lang, &is_private);
     let html_reader = HtmlReader {
         default_lang: options.default_lang,
@@ -251,6 +263,10 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         if input == Input::Markdown && rel == "SUMMARY.md" {
             let why = "mdBook's table of contents (the book's menu)";
             report.pages_skipped.push((rel.clone(), why.to_owned()));
+            continue;
+        }
+        if let Some(why) = not_read(rel, input, &options.exclude) {
+            report.pages_skipped.push((rel.clone(), why));
             continue;
         }
         report.input_bytes += bytes.len() as u64;
@@ -678,6 +694,30 @@ pub fn parse_page(root: &Path, rel: &str, bytes: &[u8], options: &Options) -> Re
         }),
         _ => bail!("{rel}: the markdown reader skipped the page"),
     }
+}
+
+/// Why the page at `rel` is not read, when it is not: it is excluded by the site owner, or it
+/// is one of a generator's asset files (Sphinx copies a theme's and its fonts' files, read-me
+/// pages among them, into `_static/`; nothing there is a page of the docs).
+fn not_read(rel: &str, input: Input, exclude: &[String]) -> Option<String> {
+    if let Some(rule) = exclude.iter().find(|e| under(rel, e)) {
+        return Some(format!("excluded ({rule})"));
+    }
+    let in_assets = rel
+        .split('/')
+        .rev()
+        .skip(1)
+        .any(|folder| folder == "_static");
+    (input == Input::Html && in_assets).then(|| "a theme's asset file (Sphinx's _static/)".into())
+}
+
+/// Whether `rel` is the file `path` or lies in the folder `path` (with or without its '/').
+fn under(rel: &str, path: &str) -> bool {
+    let path = path.trim_start_matches("./").trim_matches('/');
+    !path.is_empty()
+        && rel
+            .strip_prefix(path)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// What the corpus at `root` is read as (markdown or a built HTML site), as [`build`] decides.

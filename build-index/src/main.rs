@@ -11,7 +11,7 @@ use build_index::{
 };
 use onrecord_core::{Lang, ShardSizes};
 
-const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--site-name NAME] [--lang TAG] [--fragment-chars N]
+const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--site-name NAME] [--exclude PATH] [--lang TAG] [--fragment-chars N]
 
 Reads the pages under <corpus dir> — markdown, or the .html pages a generator built (a folder
 with more .html pages than markdown pages is read as a built site) — and writes <dir>/index.onr
@@ -19,6 +19,7 @@ with more .html pages than markdown pages is read as a built site) — and write
   --private-dir NAME    folder of private notes, never indexed (default: private)
   --site-name NAME      a name of the site or its author, which questions use to mean
                         \"these pages\" (repeatable)
+  --exclude PATH        a file or folder of the corpus not to read (repeatable)
   --lang TAG            language of pages without a `lang` field or `<html lang>` (default: en)
   --fragment-chars N    fragment size in characters (default: 800)
   --teacher DIR         the embedding transformer (all-MiniLM-L6-v2 files) for fragment vectors
@@ -76,6 +77,7 @@ fn run() -> Result<()> {
             "--adapt" => options.adapt = Some(Adapt::STANDARD),
             "--private-dir" => options.private_dir = value("--private-dir")?,
             "--site-name" => options.site_names.push(value("--site-name")?),
+            "--exclude" => options.exclude.push(value("--exclude")?),
             "--lang" => {
                 let tag = value("--lang")?;
                 options.default_lang =

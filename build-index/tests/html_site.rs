@@ -292,3 +292,62 @@ fn blocks_on_most_pages_of_a_built_site_are_its_chrome() {
             .any(|f| f.text.contains("Copyright"))
     );
 }
+
+#[test]
+fn theme_assets_and_excluded_folders_are_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "index.html",
+        &page("Home", "<h1>Ferry Guide</h1><p>Boats leave every hour.</p>"),
+    );
+    write(
+        root,
+        "old/v1/index.html",
+        &page(
+            "Home",
+            "<h1>Ferry Guide 1</h1><p>Boats leave every other hour.</p>",
+        ),
+    );
+    // A Sphinx theme's vendored font ships its own read-me page.
+    write(
+        root,
+        "_static/fonts/serif/ReadMe.html",
+        "<html><body><h1>Read Me File for OpenType Fonts</h1>\
+         <p>Thank you for licensing these fonts.</p></body></html>",
+    );
+    let options = Options {
+        exclude: vec!["old/".into(), "archive".into()],
+        ..Options::standard()
+    };
+    let built = build(root, &options).unwrap();
+    assert_eq!(built.report.pages_indexed, 1, "{}", built.report);
+    assert_in_none(&fragment_texts(&built.index), &["other hour", "licensing"]);
+    let report = built.report.to_string();
+    assert!(
+        report.contains("old/v1/index.html: excluded (old/)")
+            && report.contains(
+                "_static/fonts/serif/ReadMe.html: a theme's asset file (Sphinx's _static/)"
+            ),
+        "{report}"
+    );
+    // A rule that matches nothing is a typo the owner hears about.
+    assert!(
+        built
+            .report
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("exclude 'archive' matches no file or folder")),
+        "{:?}",
+        built.report.warnings
+    );
+    // A folder's name is matched whole: "old" does not exclude "older.html".
+    write(
+        root,
+        "older.html",
+        &page("Older", "<h1>Older boats</h1><p>Kept in the museum.</p>"),
+    );
+    let built = build(root, &options).unwrap();
+    assert_eq!(built.report.pages_indexed, 2, "{}", built.report);
+}

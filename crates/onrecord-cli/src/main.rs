@@ -64,6 +64,10 @@ struct BuildArgs {
     /// A name of the site or its author, which questions use to mean "these pages" (repeatable).
     #[arg(long)]
     site_name: Vec<String>,
+    /// A file or folder of the input not to read, relative to it (repeatable): an archive of
+    /// old versions, a vendored theme's pages.
+    #[arg(long, value_name = "PATH")]
+    exclude: Vec<String>,
     /// Language of pages without a `lang` field or `<html lang>`.
     #[arg(long, default_value = "en")]
     lang: String,
@@ -132,6 +136,7 @@ fn build(args: &BuildArgs) -> Result<()> {
             .with_context(|| format!("unsupported --lang '{}'", args.lang))?,
         fragment_chars: args.fragment_chars,
         site_names: args.site_name.clone(),
+        exclude: args.exclude.clone(),
         adapt: args.adapt.then_some(Adapt::STANDARD),
         ..Options::standard()
     };
