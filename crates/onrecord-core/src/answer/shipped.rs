@@ -8,65 +8,65 @@ use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -2.7065077,
+    bias: -2.7068622,
     weights: [
-        1.1964331,   // coverage
-        0.49398518,  // key_coverage
-        0.7037517,   // in_quote
-        -0.12329154, // key_support
-        1.3256828,   // meaning
-        -4.42165,    // salient_missing
-        -1.006085,   // compound_missing
-        -0.8674965,  // asks_quantity
-        0.40299192,  // quantity_shown
-        1.7914237,   // bigram_share
+        1.1939545,   // coverage
+        0.49466684,  // key_coverage
+        0.7027496,   // in_quote
+        -0.12237288, // key_support
+        1.3274989,   // meaning
+        -4.412726,   // salient_missing
+        -1.0063497,  // compound_missing
+        -0.86757433, // asks_quantity
+        0.40308684,  // quantity_shown
+        1.7925963,   // bigram_share
     ],
     threshold: 0.52,
     high: 0.79999995,
     medium: 0.52,
     reference: [
-        0.7575672,   // coverage
-        0.85710573,  // key_coverage
-        0.65784585,  // in_quote
-        0.79842645,  // key_support
-        0.5092289,   // meaning
-        0.020100137, // salient_missing
-        0.01724138,  // compound_missing
-        0.23275863,  // asks_quantity
-        0.14655173,  // quantity_shown
-        0.34136987,  // bigram_share
+        0.75739175, // coverage
+        0.85701585, // key_coverage
+        0.6577898,  // in_quote
+        0.7983449,  // key_support
+        0.5092289,  // meaning
+        0.02015023, // salient_missing
+        0.01724138, // compound_missing
+        0.23275863, // asks_quantity
+        0.14655173, // quantity_shown
+        0.34136987, // bigram_share
     ],
 };
 
 /// Fit without vectors (lexical answers, before the query model arrives).
 pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -2.1538367,
+    bias: -2.1510997,
     weights: [
-        0.7698539,  // coverage
-        0.7698539,  // key_coverage
-        0.25710082, // in_quote
-        0.654873,   // key_support
+        0.7690272,  // coverage
+        0.7690272,  // key_coverage
+        0.2575953,  // in_quote
+        0.65384763, // key_support
         0.0,        // meaning
-        -3.1989024, // salient_missing
-        -1.0072353, // compound_missing
-        -0.655769,  // asks_quantity
-        0.49087706, // quantity_shown
-        1.722476,   // bigram_share
+        -3.2044241, // salient_missing
+        -1.0072883, // compound_missing
+        -0.6562604, // asks_quantity
+        0.49129102, // quantity_shown
+        1.7222345,  // bigram_share
     ],
     threshold: 0.60499996,
     high: 2.0,
     medium: 0.60499996,
     reference: [
-        0.75051355, // coverage
-        0.75051355, // key_coverage
-        0.6552409,  // in_quote
-        0.7202977,  // key_support
-        0.0,        // meaning
-        0.0897769,  // salient_missing
-        0.01754386, // compound_missing
-        0.24561404, // asks_quantity
-        0.15789473, // quantity_shown
-        0.3325864,  // bigram_share
+        0.75038236,  // coverage
+        0.75038236,  // key_coverage
+        0.6552296,   // in_quote
+        0.72019863,  // key_support
+        0.0,         // meaning
+        0.089747936, // salient_missing
+        0.01754386,  // compound_missing
+        0.24561404,  // asks_quantity
+        0.15789473,  // quantity_shown
+        0.3325864,   // bigram_share
     ],
 };
 
