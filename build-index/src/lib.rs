@@ -235,6 +235,15 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
             report.other_files += usize::from(rel != CONFIG_FILE);
             continue;
         }
+        // A page that is not to be read is not opened.
+        if let Some(why) = input
+            .is_page(rel)
+            .then(|| not_read(rel, input, &options.exclude))
+            .flatten()
+        {
+            report.pages_skipped.push((rel.clone(), why));
+            continue;
+        }
         let bytes = fs::read(root.join(rel)).with_context(|| format!("{rel}: cannot read file"))?;
         // A private note gives a routing hint built from its public-safe frontmatter fields;
         // its body is dropped here and never reaches the index builder.
@@ -263,10 +272,6 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         if input == Input::Markdown && rel == "SUMMARY.md" {
             let why = "mdBook's table of contents (the book's menu)";
             report.pages_skipped.push((rel.clone(), why.to_owned()));
-            continue;
-        }
-        if let Some(why) = not_read(rel, input, &options.exclude) {
-            report.pages_skipped.push((rel.clone(), why));
             continue;
         }
         report.input_bytes += bytes.len() as u64;
