@@ -57,7 +57,10 @@ const PROSE_WORDS: usize = 12;
 pub fn page_kind(doc: &SourceDoc) -> PageKind {
     let (mut entries, mut changes, mut short, mut prose, mut blocks) = (0usize, 0, 0, 0, 0);
     for section in &doc.sections {
-        let versioned = section.heading_path.iter().any(|h| has_version(h));
+        let versioned = section
+            .heading_path
+            .iter()
+            .any(|h| has_version(without_section_number(h)));
         for block in &section.blocks {
             blocks += 1;
             let lines: Vec<&str> = match block.kind {
@@ -126,7 +129,32 @@ fn cites_change(line: &str) -> bool {
     bytes
         .windows(2)
         .any(|w| w[0] == b'#' && w[1].is_ascii_digit())
-        || has_version(line)
+        || has_version(without_section_number(line))
+}
+
+/// `text` without a leading section number ("16.2.7 Changing Directories", "3.1.2. Usage"):
+/// numbered manuals (texinfo, numbered Sphinx) head every section so, and such a number is
+/// not a version. A number alone, before a date or before a word for a release stays
+/// ("1.2.0", "1.2.0 (2024-05-01)", "2.0.0 Release notes").
+fn without_section_number(text: &str) -> &str {
+    let trimmed = text.trim_start();
+    let end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
+    let (number, rest) = trimmed.split_at(end);
+    let is_number = number
+        .trim_end_matches('.')
+        .split('.')
+        .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
+    let title = rest.trim_start();
+    let first = title.split_whitespace().next().unwrap_or("").to_lowercase();
+    let names_release = matches!(
+        first.as_str(),
+        "release" | "released" | "unreleased" | "changes" | "changelog"
+    );
+    if is_number && title.starts_with(char::is_alphabetic) && !names_release {
+        title
+    } else {
+        text
+    }
 }
 
 /// Whether a question asks about versions, releases or changes, so release notes may answer.
@@ -247,6 +275,32 @@ mod tests {
             (0..30).map(|_| item("Keep lines unchanged")).collect(),
         )]);
         assert_eq!(page_kind(&versioned), PageKind::ReleaseNotes);
+    }
+
+    #[test]
+    fn section_numbers_are_not_versions() {
+        // A numbered manual's option list: 30 entries under "16.2.7 Changing Directories".
+        let options = doc(vec![(
+            vec!["16 Options", "16.2.7 Changing Directories"],
+            (0..30)
+                .map(|i| {
+                    item(&format!(
+                        "OPTION_{i}: change to the directory named by the word"
+                    ))
+                })
+                .collect(),
+        )]);
+        assert_eq!(page_kind(&options), PageKind::Page);
+        assert_eq!(without_section_number("3.1.2. Usage notes"), "Usage notes");
+        for version in [
+            "1.2.0",
+            "1.2.0 (2024-05-01)",
+            "2.0.0 Release notes",
+            "v1.2.3 Fixes",
+        ] {
+            assert_eq!(without_section_number(version), version);
+        }
+        assert!(has_version(without_section_number("1.2.0 (2024-05-01)")));
     }
 
     #[test]
