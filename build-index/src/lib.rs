@@ -51,8 +51,8 @@ pub struct Options {
     pub site_names: Vec<String>,
     /// With vectors: adapt the query model to the site's own text (`None`: copy it as is).
     pub adapt: Option<Adapt>,
-    /// Files or folders (relative to the corpus root, `/`-separated) that are not read: a
-    /// vendored theme's pages, an archive of old versions.
+    /// Files or folders (relative to the corpus root, `/`-separated, with `*`, `?` and `**`
+    /// wildcards) that are not read: a vendored theme's pages, an archive of old versions.
     pub exclude: Vec<String>,
 }
 
@@ -716,13 +716,54 @@ fn not_read(rel: &str, input: Input, exclude: &[String]) -> Option<String> {
     (input == Input::Html && in_assets).then(|| "a theme's asset file (Sphinx's _static/)".into())
 }
 
-/// Whether `rel` is the file `path` or lies in the folder `path` (with or without its '/').
-fn under(rel: &str, path: &str) -> bool {
-    let path = path.trim_start_matches("./").trim_matches('/');
-    !path.is_empty()
-        && rel
-            .strip_prefix(path)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+/// Whether the exclude rule `rule` covers `rel`: `rel` is the file it names or lies in the
+/// folder it names (with or without its '/'). A rule is a path from the input's root whose
+/// segments may hold `*` (any run of characters but '/'), `?` (one such character) or be
+/// `**` (any number of folders): `old/v*`, `**/print.html`, `api/**/*.txt`.
+fn under(rel: &str, rule: &str) -> bool {
+    let rule = rule.trim_start_matches("./").trim_matches('/');
+    if rule.is_empty() {
+        return false;
+    }
+    let pattern: Vec<&str> = rule.split('/').filter(|s| !s.is_empty()).collect();
+    let path: Vec<&str> = rel.split('/').collect();
+    covers(&pattern, &path)
+}
+
+/// Whether `pattern` matches `path` or one of its leading folders.
+fn covers(pattern: &[&str], path: &[&str]) -> bool {
+    match pattern.split_first() {
+        None => true,
+        Some((&"**", rest)) => (0..=path.len()).any(|skip| covers(rest, &path[skip..])),
+        Some((segment, rest)) => path
+            .split_first()
+            .is_some_and(|(name, tail)| segment_matches(segment, name) && covers(rest, tail)),
+    }
+}
+
+/// Whether one path segment `name` matches `pattern` with `*` and `?` wildcards.
+fn segment_matches(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    let (mut i, mut j) = (0, 0);
+    // Where the last `*` was, and where in `name` it was last tried up to.
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star {
+            // Let the `*` take one more character and try again.
+            star = Some((si, sj + 1));
+            i = si + 1;
+            j = sj + 1;
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
 }
 
 /// What the corpus at `root` is read as (markdown or a built HTML site), as [`build`] decides.
@@ -1003,5 +1044,34 @@ fn list(items: &[String]) -> String {
         String::new()
     } else {
         format!(" ({})", items.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::under;
+
+    #[test]
+    fn exclude_rules_are_paths_from_the_root_with_wildcards() {
+        let cases = [
+            ("old", "old/v1/index.html", true),
+            ("old/", "older.html", false),
+            ("./changes.html", "changes.html", true),
+            ("changes.html", "news/changes.html", false),
+            ("v*", "v1.2/index.html", true),
+            ("v*", "guide/v1.html", false),
+            ("**/print.html", "print.html", true),
+            ("**/print.html", "a/b/print.html", true),
+            ("api/**/*.txt", "api/x/y/notes.txt", true),
+            ("api/**/*.txt", "api/notes.txt.html", false),
+            ("page?.html", "page1.html", true),
+            ("page?.html", "page10.html", false),
+            ("*draft*", "my-draft-page.html", true),
+            ("", "index.html", false),
+            ("/", "index.html", false),
+        ];
+        for (rule, rel, want) in cases {
+            assert_eq!(under(rel, rule), want, "{rule} on {rel}");
+        }
     }
 }

@@ -19,7 +19,8 @@ with more .html pages than markdown pages is read as a built site) — and write
   --private-dir NAME    folder of private notes, never indexed (default: private)
   --site-name NAME      a name of the site or its author, which questions use to mean
                         \"these pages\" (repeatable)
-  --exclude PATH        a file or folder of the corpus not to read (repeatable)
+  --exclude PATH        a file or folder of the corpus not to read (repeatable; * and ? match
+                        within a name, ** any number of folders: 'v*', '**/print.html')
   --lang TAG            language of pages without a `lang` field or `<html lang>` (default: en)
   --fragment-chars N    fragment size in characters (default: 800)
   --teacher DIR         the embedding transformer (all-MiniLM-L6-v2 files) for fragment vectors

@@ -350,4 +350,27 @@ fn theme_assets_and_excluded_folders_are_not_read() {
     );
     let built = build(root, &options).unwrap();
     assert_eq!(built.report.pages_indexed, 2, "{}", built.report);
+    // Wildcards: a generator's print copies at any depth.
+    write(
+        root,
+        "guide/tickets/print.html",
+        &page(
+            "Print",
+            "<h1>Tickets</h1><p>Printable timetable of every boat.</p>",
+        ),
+    );
+    let options = Options {
+        exclude: vec!["old".into(), "**/print.html".into()],
+        ..Options::standard()
+    };
+    let built = build(root, &options).unwrap();
+    assert_eq!(built.report.pages_indexed, 2, "{}", built.report);
+    assert!(
+        built
+            .report
+            .to_string()
+            .contains("guide/tickets/print.html: excluded (**/print.html)"),
+        "{}",
+        built.report
+    );
 }

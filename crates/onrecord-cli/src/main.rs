@@ -65,7 +65,8 @@ struct BuildArgs {
     #[arg(long)]
     site_name: Vec<String>,
     /// A file or folder of the input not to read, relative to it (repeatable): an archive of
-    /// old versions, a vendored theme's pages.
+    /// old versions, a vendored theme's pages. `*` and `?` match within a name, `**` any number
+    /// of folders: 'v*', '**/print.html'.
     #[arg(long, value_name = "PATH")]
     exclude: Vec<String>,
     /// Language of pages without a `lang` field or `<html lang>`.
