@@ -22,7 +22,8 @@
 //!   rules of `onrecord.yml`).
 //! - Opt-outs: `data-onrecord-ignore` on `<body>`, `<meta name="onrecord" content="noindex">`,
 //!   and `<meta name="robots" content="noindex">` (mdBook's print page, Sphinx's search page);
-//!   a search page that does not say so (a search box and fewer than 40 words) is skipped, and
+//!   a search page that does not say so (a search box and fewer than 40 words, or 150 under a
+//!   title that starts with "Search") is skipped, and
 //!   so is a page that redirects at once (`<meta http-equiv="refresh" content="0; url=…">`).
 //!   Whether the whole `<body>` was read is kept (`Page::whole_body`): the build drops what
 //!   most such pages repeat, the site's chrome.
@@ -230,7 +231,16 @@ impl Reader for HtmlReader {
             .flat_map(|s| &s.blocks)
             .map(|b| b.text.split_whitespace().count())
             .sum();
-        if words < SEARCH_PAGE_WORDS
+        let titled_search = title
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case("search"));
+        let limit = if titled_search {
+            TITLED_SEARCH_PAGE_WORDS
+        } else {
+            SEARCH_PAGE_WORDS
+        };
+        if words < limit
             && content
                 .iter()
                 .any(|c| c.select(&TEXT_INPUT).next().is_some())
@@ -359,6 +369,9 @@ static TEXT_INPUT: LazyLock<Selector> = LazyLock::new(|| {
     selector("form input[type=search], form input[type=text], form input:not([type])")
 });
 const SEARCH_PAGE_WORDS: usize = 40;
+/// The same for a page titled "Search…": Sphinx themes explain their search box in 50 words
+/// or so ("Please activate JavaScript to enable the search functionality…").
+const TITLED_SEARCH_PAGE_WORDS: usize = 150;
 
 static PAGE_LINK: LazyLock<Selector> = LazyLock::new(|| selector("a[href^='#']"));
 
@@ -1011,6 +1024,19 @@ mod tests {
             read(search),
             Read::Skipped {
                 reason: "a search page (a search box and 11 words)".into()
+            }
+        );
+        // A Sphinx theme's search page explains its box at some length.
+        let explained = "<body><h1>Search</h1><p>Please activate JavaScript to enable the search \
+            functionality.</p><p>From here you can search these documents. Enter your search words \
+            into the box below and click \"search\". Note that the search function will \
+            automatically search for all of the words. Pages containing fewer words won't appear \
+            in the result list.</p><form action=\"#\" method=\"GET\"><input name=\"q\" type=\"text\"/>\
+            </form></body>";
+        assert_eq!(
+            read(explained),
+            Read::Skipped {
+                reason: "a search page (a search box and 49 words)".into()
             }
         );
         // A page that says something beside its form is a page.
