@@ -72,6 +72,11 @@ pub(crate) const SKIPPED_CLASSES: &[&str] = &[
     "footnote-reference",
     // Sphinx: a `{toctree}` rendered in the page is a menu.
     "toctree-wrapper",
+    // DocBook (the XSL and the older DSSSL stylesheets): the previous / home / next tables
+    // above and below every page, and a chapter's table of contents.
+    "navheader",
+    "navfooter",
+    "toc",
 ];
 
 /// Reads built HTML pages.
@@ -293,7 +298,8 @@ fn is_skipped(e: &Element) -> bool {
         || e.attr("hidden").is_some()
         || e.attr("aria-hidden") == Some("true")
         || style_hidden
-        || e.classes().any(|c| SKIPPED_CLASSES.contains(&c))
+        || e.classes()
+            .any(|c| SKIPPED_CLASSES.iter().any(|s| s.eq_ignore_ascii_case(c)))
         || e.attr("role")
             .is_some_and(|r| r.split_whitespace().any(|r| SKIPPED_ROLES.contains(&r)))
 }
@@ -1012,6 +1018,23 @@ mod tests {
              ListItem: stash – which one\n  \
              Paragraph: clear\n  \
              Paragraph: After the list.\n"
+        );
+    }
+
+    #[test]
+    fn docbook_navigation_and_contents_are_not_text() {
+        // The older DocBook stylesheets write upper-case tags and classes.
+        let page = "<BODY><DIV CLASS=\"NAVHEADER\"><TABLE><TR><TH>Privoxy User Manual</TH></TR>\
+            <TR><TD><A HREF=\"a.html\">Prev</A></TD><TD><A HREF=\"c.html\">Next</A></TD></TR>\
+            </TABLE></DIV><DIV CLASS=\"CHAPTER\"><H1>4. Quickstart</H1><DIV CLASS=\"TOC\"><DL>\
+            <DT><A HREF=\"d.html\">4.1. Install</A></DT></DL></DIV><P>Set your browser to use the \
+            proxy.</P></DIV><DIV class=\"navfooter\"><TABLE><TR><TD>What's New</TD>\
+            <TD><A HREF=\"index.html\">Home</A></TD><TD>Starting</TD></TR></TABLE></DIV></BODY>";
+        assert_eq!(
+            render(page),
+            "4. Quickstart | /guide/page.html | en\n\
+             [] #\n  \
+             Paragraph: Set your browser to use the proxy.\n"
         );
     }
 
