@@ -111,6 +111,9 @@ pub struct Report {
     pub collections: Vec<(String, usize)>,
     /// Blocks of a built site's chrome (menus, footers on most pages), not indexed.
     pub chrome: Vec<String>,
+    /// A built site's banner heading (the first `<h1>` of most pages, so no page's title) and
+    /// how many pages were titled by their `<title>` instead.
+    pub banner: Option<(String, usize)>,
 }
 
 /// What a corpus folder holds, and so which reader reads its pages.
@@ -303,6 +306,7 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     if input == Input::Html {
         drop_duplicates(&mut pages, &mut report);
         drop_site_chrome(&mut pages, &mut report);
+        retitle_banner_pages(&mut pages, &mut report);
     }
 
     let by_path: BTreeMap<&str, &Page> = pages.iter().map(|p| (p.doc.path.as_str(), p)).collect();
@@ -516,6 +520,40 @@ fn drop_site_chrome(pages: &mut [Page], report: &mut Report) {
         });
     }
     report.chrome = chrome.into_iter().collect();
+}
+
+/// Titles pages by their `<title>` when the title the reader chose is the site's banner: a
+/// theme without landmarks that opens every page with `<h1>Exim Internet Mailer</h1>` would
+/// otherwise cite every page under that name. A title on half the whole-body pages or more
+/// (and on at least `MIN_CHROME_PAGES`) is a banner; a page whose `<title>` is the banner too,
+/// or has none, keeps it.
+fn retitle_banner_pages(pages: &mut [Page], report: &mut Report) {
+    let whole = pages.iter().filter(|p| p.whole_body).count();
+    let mut titled: BTreeMap<&str, usize> = BTreeMap::new();
+    for page in pages.iter().filter(|p| p.whole_body) {
+        *titled.entry(page.doc.title.as_str()).or_default() += 1;
+    }
+    let Some(banner) = titled
+        .into_iter()
+        .filter(|&(_, n)| n >= MIN_CHROME_PAGES && 2 * n >= whole)
+        .max_by_key(|&(_, n)| n)
+        .map(|(title, _)| title.to_owned())
+    else {
+        return;
+    };
+    let mut retitled = 0;
+    for page in pages
+        .iter_mut()
+        .filter(|p| p.whole_body && p.doc.title == banner)
+    {
+        if let Some(head) = page.head_title.as_ref().filter(|h| **h != banner) {
+            page.doc.title = head.clone();
+            retitled += 1;
+        }
+    }
+    if retitled > 0 {
+        report.banner = Some((banner, retitled));
+    }
 }
 
 /// The text the teacher embeds for each fragment: "title. headings. text".
@@ -896,6 +934,13 @@ impl fmt::Display for Report {
                 "site chrome       {} blocks on most pages (menus, footers), not indexed{}",
                 self.chrome.len(),
                 list_first(&shown, self.chrome.len())
+            )?;
+        }
+        if let Some((banner, pages)) = &self.banner {
+            writeln!(
+                f,
+                "banner heading    \"{}\" opens most pages: {pages} titled by their <title> instead",
+                onrecord_core::shorten(banner, 40)
             )?;
         }
         writeln!(

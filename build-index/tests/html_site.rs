@@ -244,6 +244,9 @@ fn blocks_on_most_pages_of_a_built_site_are_its_chrome() {
         assert!(all.iter().any(|f| f.contains(own)), "{own:?} lost: {all:?}");
     }
     assert_eq!(built.report.chrome.len(), 3, "{:?}", built.report.chrome);
+    // Each page's <h1> names it (their shared <title> does not): no banner.
+    assert!(built.report.banner.is_none());
+    assert!(built.index.docs.iter().any(|d| d.title == "Timetable"));
     let report = built.report.to_string();
     assert!(
         report.contains("site chrome       3 blocks on most pages (menus, footers), not indexed"),
@@ -372,5 +375,41 @@ fn theme_assets_and_excluded_folders_are_not_read() {
             .contains("guide/tickets/print.html: excluded (**/print.html)"),
         "{}",
         built.report
+    );
+}
+
+#[test]
+fn a_banner_heading_on_most_pages_is_no_pages_title() {
+    // A theme without landmarks opens every page with the site's name as its <h1>; the
+    // page's own name is in its <title> and an <h2>.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let chapters = ["Timetable", "Tickets", "Harbours", "Contact", "Bikes"];
+    for (i, chapter) in chapters.iter().enumerate() {
+        write(
+            root,
+            &format!("ch{i}.html"),
+            &format!(
+                "<html><head><title>{i}. {chapter}</title></head><body>\
+                 <h1 id=\"header\">Ferry Line Mailer</h1>\
+                 <h2>Chapter {i} - {chapter}</h2><p>All about {chapter} on the island boats.</p>\
+                 </body></html>"
+            ),
+        );
+    }
+    let built = build(root, &Options::standard()).unwrap();
+    let titles: Vec<&str> = built.index.docs.iter().map(|d| d.title.as_str()).collect();
+    for (i, chapter) in chapters.iter().enumerate() {
+        assert!(
+            titles.contains(&format!("{i}. {chapter}").as_str()),
+            "{titles:?}"
+        );
+    }
+    let report = built.report.to_string();
+    assert!(
+        report.contains(
+            "banner heading    \"Ferry Line Mailer\" opens most pages: 5 titled by their <title> instead"
+        ),
+        "{report}"
     );
 }

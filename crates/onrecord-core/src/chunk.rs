@@ -60,8 +60,8 @@ pub fn chunk(doc: &SourceDoc, max_chars: usize) -> Vec<FragmentDraft> {
         let mut prev_kind = None;
         for block in &section.blocks {
             // Consecutive list items stay on adjacent lines; other blocks are paragraphs apart.
-            let list_run =
-                block.kind == BlockKind::ListItem && prev_kind == Some(BlockKind::ListItem);
+            let is_item = |k: BlockKind| matches!(k, BlockKind::ListItem | BlockKind::LinkEntry);
+            let list_run = is_item(block.kind) && prev_kind.is_some_and(is_item);
             prev_kind = Some(block.kind);
             for piece in pieces(block, max_chars) {
                 let separator = if list_run { "\n" } else { "\n\n" };
@@ -119,10 +119,12 @@ fn pieces(block: &Block, max_chars: usize) -> Vec<Piece> {
         return table_pieces(text, max_chars);
     }
     let units: Vec<Range<usize>> = match block.kind {
-        BlockKind::Paragraph | BlockKind::ListItem | BlockKind::Quote => sentences(text)
-            .into_iter()
-            .flat_map(|r| split_long(text, r, max_chars))
-            .collect(),
+        BlockKind::Paragraph | BlockKind::ListItem | BlockKind::LinkEntry | BlockKind::Quote => {
+            sentences(text)
+                .into_iter()
+                .flat_map(|r| split_long(text, r, max_chars))
+                .collect()
+        }
         BlockKind::Table => line_ranges(text)
             .flat_map(|r| split_long(text, r, max_chars))
             .collect(),

@@ -46,7 +46,7 @@ const MIN_ENTRIES: usize = 25;
 const CHANGE_SHARE: f32 = 0.5;
 /// A listing has at least this many entries...
 const MIN_LISTING_ENTRIES: usize = 40;
-/// ...this share of them link-like (at most `SHORT_WORDS` words)...
+/// ...this share of them link-like (links only, or at most `SHORT_WORDS` words)...
 const SHORT_SHARE: f32 = 0.75;
 const SHORT_WORDS: usize = 6;
 /// ...and prose paragraphs (more than `PROSE_WORDS` words) at most this share of all blocks.
@@ -64,7 +64,7 @@ pub fn page_kind(doc: &SourceDoc) -> PageKind {
         for block in &section.blocks {
             blocks += 1;
             let lines: Vec<&str> = match block.kind {
-                BlockKind::ListItem => vec![block.text.as_str()],
+                BlockKind::ListItem | BlockKind::LinkEntry => vec![block.text.as_str()],
                 // A table's first line is its header, not an entry.
                 BlockKind::Table => block.text.lines().skip(1).collect(),
                 BlockKind::Paragraph | BlockKind::Quote => {
@@ -78,7 +78,9 @@ pub fn page_kind(doc: &SourceDoc) -> PageKind {
             for line in lines {
                 entries += 1;
                 changes += usize::from(versioned || cites_change(line));
-                short += usize::from(tokens(line).count() <= SHORT_WORDS);
+                short += usize::from(
+                    block.kind == BlockKind::LinkEntry || tokens(line).count() <= SHORT_WORDS,
+                );
             }
         }
     }
@@ -317,6 +319,19 @@ mod tests {
             }],
         )]);
         assert_eq!(page_kind(&listing), PageKind::Listing);
+        // An index whose entries are links, however long each line.
+        let index = doc(vec![(
+            vec!["R"],
+            (0..40)
+                .map(|i| Block {
+                    kind: BlockKind::LinkEntry,
+                    text: format!(
+                        "option_{i}: Generic options for transports, Some common configuration settings"
+                    ),
+                })
+                .collect(),
+        )]);
+        assert_eq!(page_kind(&index), PageKind::Listing);
     }
 
     #[test]

@@ -71,6 +71,9 @@ pub enum BlockKind {
     Paragraph,
     /// One list item (prose).
     ListItem,
+    /// A list item or definition that is nothing but links: a line of an index or a table of
+    /// contents. Cut and quoted as a list item; the page-kind rule counts it as a link.
+    LinkEntry,
     /// A block quote paragraph (prose).
     Quote,
     /// A code block: cut on lines, one quotable unit per piece.
@@ -100,6 +103,9 @@ pub struct Page {
     /// Read from the whole of an HTML `<body>`, as nothing marked the content (`<main>`,
     /// `<article>`, a landmark role): the site's menus and footers may have come with it.
     pub whole_body: bool,
+    /// An HTML page's `<title>`: the build titles the page by it when the title the reader
+    /// chose (the first `<h1>`) turns out to be the site's banner, the same on most pages.
+    pub head_title: Option<String>,
 }
 
 impl Page {
@@ -113,6 +119,7 @@ impl Page {
             warnings: Vec::new(),
             included: Vec::new(),
             whole_body: false,
+            head_title: None,
         }
     }
 }

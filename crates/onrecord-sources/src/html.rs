@@ -206,13 +206,13 @@ impl Reader for HtmlReader {
             .find_map(|c| c.select(&H1).find(|h| !is_skipped(h.value())))
             .map(heading_text)
             .filter(|t| !t.is_empty());
+        let head_title = html
+            .select(&TITLE)
+            .next()
+            .map(|t| collapse(&t.text().collect::<String>()))
+            .filter(|t| !t.is_empty());
         let title = h1
-            .or_else(|| {
-                html.select(&TITLE)
-                    .next()
-                    .map(|t| collapse(&t.text().collect::<String>()))
-            })
-            .filter(|t| !t.is_empty())
+            .or_else(|| head_title.clone())
             .unwrap_or_else(|| crate::file_stem(rel).to_owned());
         let url = html
             .select(&CANONICAL)
@@ -256,6 +256,7 @@ impl Reader for HtmlReader {
             warnings,
             kind,
             whole_body,
+            head_title,
             ..Page::of(SourceDoc {
                 path: rel.to_owned(),
                 url,
@@ -433,7 +434,12 @@ struct Walker {
     last_id: Option<String>,
     /// Text of the block being read (raw: lines matter for rule ids).
     buf: String,
+    /// Letters of `buf`, and how many of them are a link's text.
+    letters: usize,
+    linked: usize,
+    link_depth: usize,
     item_depth: usize,
+    definition_depth: usize,
     quote_depth: usize,
     /// An admonition's title waiting to lead its first paragraph ("Note:").
     label: Option<String>,
@@ -453,7 +459,10 @@ impl Walker {
         if let Some(id) = e.id() {
             self.last_id = Some(id.to_owned());
         }
+        let link = e.name() == "a" && e.attr("href").is_some();
+        self.link_depth += usize::from(link);
         self.read(el, depth);
+        self.link_depth -= usize::from(link);
         // Ids inside an element do not name what follows it; its own id does.
         self.last_id = e.id().map(str::to_owned).or(outer_id);
     }
@@ -559,6 +568,13 @@ impl Walker {
                 self.flush();
                 self.item_depth -= 1;
             }
+            "dd" => {
+                self.flush();
+                self.definition_depth += 1;
+                self.children(el, depth);
+                self.flush();
+                self.definition_depth -= 1;
+            }
             "blockquote" => {
                 self.flush();
                 self.quote_depth += 1;
@@ -591,7 +607,14 @@ impl Walker {
     fn children(&mut self, el: ElementRef<'_>, depth: usize) {
         for child in el.children() {
             match child.value() {
-                Node::Text(t) => self.buf.push_str(t),
+                Node::Text(t) => {
+                    self.buf.push_str(t);
+                    let letters = t.chars().filter(|c| c.is_alphanumeric()).count();
+                    self.letters += letters;
+                    if self.link_depth > 0 {
+                        self.linked += letters;
+                    }
+                }
                 Node::Element(_) => {
                     if let Some(child) = ElementRef::wrap(child) {
                         self.element(child, depth + 1);
@@ -616,6 +639,10 @@ impl Walker {
     /// an admonition marker or a waiting title becomes the label.
     fn flush(&mut self) {
         let raw = std::mem::take(&mut self.buf);
+        let (letters, linked) = (
+            std::mem::take(&mut self.letters),
+            std::mem::take(&mut self.linked),
+        );
         let mut kept: Vec<&str> = Vec::new();
         for line in raw.lines() {
             if markup::is_mdbook_helper(line) {
@@ -641,7 +668,17 @@ impl Walker {
                 text = format!("{}: {text}", label.trim_end_matches(':'));
             }
         }
-        let kind = self.kind();
+        // An item or a definition that is all links is a line of an index or a table of
+        // contents ("return_path: Generic options for transports, Some common settings").
+        let all_links = linked > 0 && linked * 10 >= letters * 9;
+        let kind = match self.kind() {
+            BlockKind::ListItem | BlockKind::Paragraph
+                if all_links && (self.item_depth > 0 || self.definition_depth > 0) =>
+            {
+                BlockKind::LinkEntry
+            }
+            kind => kind,
+        };
         self.push(kind, text);
     }
 
@@ -656,7 +693,7 @@ impl Walker {
         // A term leads its definition's first paragraph ("Return type: str"); before a list,
         // code or a table it stands alone, as before a heading.
         if let Some(term) = self.term.take() {
-            if kind == BlockKind::Paragraph {
+            if matches!(kind, BlockKind::Paragraph | BlockKind::LinkEntry) {
                 text = format!("{}: {text}", term.trim_end_matches(':'));
             } else {
                 self.push(BlockKind::Paragraph, term);
@@ -983,6 +1020,23 @@ mod tests {
     }
 
     #[test]
+    fn entries_that_are_all_links_are_link_entries() {
+        // An option index as a definition list: each term's definition is its links.
+        let html = "<main><h1>Option index</h1><dl><dt>return_path</dt><dd><p>\
+            <a href=\"ch24.html\">Generic options for transports</a>, <a href=\"ch51.html#verp\">\
+            Some common configuration settings<small> [VERP]</small></a></p></dd>\
+            <dt>retry_interval_max</dt><dd><p>The longest wait, see <a href=\"ch32.html\">Retry \
+            configuration</a>.</p></dd></dl><p><a href=\"next.html\">Next</a></p></main>";
+        assert_eq!(
+            render(html),
+            "Option index | /guide/page.html | en\n[] #\n  \
+             LinkEntry: return_path: Generic options for transports, Some common configuration settings [VERP]\n  \
+             Paragraph: retry_interval_max: The longest wait, see Retry configuration.\n  \
+             Paragraph: Next\n"
+        );
+    }
+
+    #[test]
     fn a_list_of_links_into_the_page_is_its_table_of_contents() {
         let html = "<body><div id=\"content\"><h1>Core</h1>\
             <ul id=\"toc\"><li><a href=\"#allow\">AllowOverride</a></li>\
@@ -994,7 +1048,7 @@ mod tests {
             render(html),
             "Core | /guide/page.html | en\n[] #\n  \
              ListItem: AllowOverride decides what .htaccess may change.\n  \
-             ListItem: Other page\n\
+             LinkEntry: Other page\n\
              [AllowOverride] #allow\n  Paragraph: Text.\n"
         );
     }

@@ -140,6 +140,7 @@ impl Reader for MarkdownReader<'_> {
             warnings: expanded.warnings,
             included: expanded.files,
             whole_body: false,
+            head_title: None,
         }))
     }
 }
