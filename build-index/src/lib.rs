@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use onrecord_core::{
     Bm25Params, Index, IndexBuilder, IndexSettings, Lang, Page, PageKind, QueryModel, Read, Reader,
-    RoutingHint, ShardSizes, ShardedFiles, SourceDoc, VectorIndex, VectorLists, chunk, page_kind,
+    RoutingHint, ShardSizes, ShardedFiles, SourceDoc, SourceSection, VectorIndex, VectorLists,
+    chunk, page_kind,
 };
 use onrecord_sources::{
     HtmlReader, MarkdownReader, frontmatter, has_body_marker, is_html, is_markdown,
@@ -522,11 +523,13 @@ fn drop_site_chrome(pages: &mut [Page], report: &mut Report) {
     report.chrome = chrome.into_iter().collect();
 }
 
-/// Titles pages by their `<title>` when the title the reader chose is the site's banner: a
-/// theme without landmarks that opens every page with `<h1>Exim Internet Mailer</h1>` would
-/// otherwise cite every page under that name. A title on half the whole-body pages or more
-/// (and on at least `MIN_CHROME_PAGES`) is a banner; a page whose `<title>` is the banner too,
-/// or has none, keeps it.
+/// Retitles pages whose title, as the reader chose it, is the site's banner: a theme without
+/// landmarks that opens every page with `<h1>Exim Internet Mailer</h1>` would otherwise cite
+/// every page under that name. A title on half the whole-body pages or more (and on at least
+/// `MIN_CHROME_PAGES`) is a banner. The page's own top heading takes its place when everything
+/// on the page sits under it ("Chapter 54 - Exim utilities", then cited once, not again as a
+/// section), else its `<title>`; a page with neither, or whose `<title>` is the banner too,
+/// keeps it.
 fn retitle_banner_pages(pages: &mut [Page], report: &mut Report) {
     let whole = pages.iter().filter(|p| p.whole_body).count();
     let mut titled: BTreeMap<&str, usize> = BTreeMap::new();
@@ -546,7 +549,15 @@ fn retitle_banner_pages(pages: &mut [Page], report: &mut Report) {
         .iter_mut()
         .filter(|p| p.whole_body && p.doc.title == banner)
     {
-        if let Some(head) = page.head_title.as_ref().filter(|h| **h != banner) {
+        if let Some(top) = common_top_heading(&page.doc.sections) {
+            for section in &mut page.doc.sections {
+                if !section.heading_path.is_empty() {
+                    section.heading_path.remove(0);
+                }
+            }
+            page.doc.title = top;
+            retitled += 1;
+        } else if let Some(head) = page.head_title.as_ref().filter(|h| **h != banner) {
             page.doc.title = head.clone();
             retitled += 1;
         }
@@ -554,6 +565,20 @@ fn retitle_banner_pages(pages: &mut [Page], report: &mut Report) {
     if retitled > 0 {
         report.banner = Some((banner, retitled));
     }
+}
+
+/// The heading every section of a page sits under, when nothing comes before it.
+fn common_top_heading(sections: &[SourceSection]) -> Option<String> {
+    let mut top: Option<&String> = None;
+    for section in sections {
+        match section.heading_path.first() {
+            None if section.blocks.is_empty() => {}
+            None => return None,
+            Some(first) if top.is_some_and(|t| t != first) => return None,
+            Some(first) => top = Some(first),
+        }
+    }
+    top.cloned()
 }
 
 /// The text the teacher embeds for each fragment: "title. headings. text".
@@ -939,7 +964,7 @@ impl fmt::Display for Report {
         if let Some((banner, pages)) = &self.banner {
             writeln!(
                 f,
-                "banner heading    \"{}\" opens most pages: {pages} titled by their <title> instead",
+                "banner heading    \"{}\" opens most pages: {pages} titled by their own heading or <title> instead",
                 onrecord_core::shorten(banner, 40)
             )?;
         }

@@ -397,18 +397,36 @@ fn a_banner_heading_on_most_pages_is_no_pages_title() {
             ),
         );
     }
+    // A page with text before its own heading is titled by its <title>.
+    write(
+        root,
+        "about.html",
+        "<html><head><title>About the line</title></head><body>\
+         <h1 id=\"header\">Ferry Line Mailer</h1><p>Run by islanders since 1921.</p>\
+         <h2>History</h2><p>The first boat sailed from the north harbour.</p></body></html>",
+    );
     let built = build(root, &Options::standard()).unwrap();
     let titles: Vec<&str> = built.index.docs.iter().map(|d| d.title.as_str()).collect();
     for (i, chapter) in chapters.iter().enumerate() {
+        // The page's own heading, cited once: no section repeats it.
         assert!(
-            titles.contains(&format!("{i}. {chapter}").as_str()),
+            titles.contains(&format!("Chapter {i} - {chapter}").as_str()),
             "{titles:?}"
         );
     }
+    assert!(titles.contains(&"About the line"), "{titles:?}");
+    assert!(
+        built
+            .index
+            .fragments
+            .iter()
+            .all(|f| f.heading_path.iter().all(|h| !h.starts_with("Chapter"))),
+        "a section still repeats its page's title"
+    );
     let report = built.report.to_string();
     assert!(
         report.contains(
-            "banner heading    \"Ferry Line Mailer\" opens most pages: 5 titled by their <title> instead"
+            "banner heading    \"Ferry Line Mailer\" opens most pages: 6 titled by their own heading or <title> instead"
         ),
         "{report}"
     );
