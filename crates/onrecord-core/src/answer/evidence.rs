@@ -298,7 +298,7 @@ pub(super) fn assess(
     let page_texts: Vec<String> = pages.iter().map(|&(s, e)| page_text(index, s, e)).collect();
     let compounds_missing: Vec<String> = compounds(question)
         .into_iter()
-        .filter(|c| !page_texts.iter().any(|t| t.contains(c.as_str())))
+        .filter(|c| !page_texts.iter().any(|t| holds_whole(t, c)))
         .collect();
     let asks_quantity = kind == AskKind::Quantity;
     // The quoted text as a reader sees it: the sentences, their headings and page title.
@@ -554,6 +554,21 @@ fn page_text(index: &Index, start: u32, end: u32) -> String {
     text
 }
 
+/// Whether `text` holds `written` as a whole, not as the start or end of a longer name:
+/// "smtp_accept_max" is not in "smtp_accept_max_per_connection", nor "v2" in "v20"; "2.2" is
+/// in "2.2.1" and "--keep" in "--keep-daily", as a dot or hyphen may end a name in prose.
+fn holds_whole(text: &str, written: &str) -> bool {
+    let continues = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(written).any(|(at, _)| {
+        let before = text.get(..at).and_then(|t| t.chars().next_back());
+        let after = text
+            .get(at + written.len()..)
+            .and_then(|t| t.chars().next());
+        let edge = |c: Option<char>, inner: Option<char>| !(continues(c) && continues(inner));
+        edge(before, written.chars().next()) && edge(after, written.chars().next_back())
+    })
+}
+
 /// Written forms in the question that tokenizing would split and a page must contain as
 /// written to be about them: words with digits or inner `/ . _ + # :` ("HTTP/3", "x86_64",
 /// "Cargo.toml", "C++", "1.2.3") and options ("--line-length"), lowercased.
@@ -746,5 +761,24 @@ mod tests {
         );
         assert!(compounds("Can I send back my e-bike if I change my mind?").is_empty());
         assert!(compounds("What is 42?").is_empty());
+    }
+
+    #[test]
+    fn a_written_form_is_held_only_as_a_whole_name() {
+        let text =
+            "smtp_accept_max_per_connection | default: 1000; see v20 and 2.2.1, --keep-daily";
+        assert!(!holds_whole(text, "smtp_accept_max"));
+        assert!(!holds_whole(text, "v2"));
+        assert!(!holds_whole(text, "accept_max"));
+        assert!(holds_whole(text, "smtp_accept_max_per_connection"));
+        assert!(holds_whole(text, "2.2"));
+        assert!(holds_whole(text, "--keep"));
+        assert!(holds_whole(
+            "the limit is smtp_accept_max.",
+            "smtp_accept_max"
+        ));
+        // A form that ends with a sign is bounded by it.
+        assert!(holds_whole("use c++17", "c++"));
+        assert!(!holds_whole("objc++", "c++"));
     }
 }
