@@ -113,7 +113,7 @@ pub struct Report {
     /// Blocks of a built site's chrome (menus, footers on most pages), not indexed.
     pub chrome: Vec<String>,
     /// A built site's banner heading (the first `<h1>` of most pages, so no page's title) and
-    /// how many pages were titled by their `<title>` instead.
+    /// how many pages were titled by their own top heading or their `<title>` instead.
     pub banner: Option<(String, usize)>,
 }
 

@@ -54,13 +54,13 @@ pub struct FragmentDraft {
 /// Cuts `doc` into fragments of at most `max_chars` characters (at least 80).
 pub fn chunk(doc: &SourceDoc, max_chars: usize) -> Vec<FragmentDraft> {
     let max_chars = max_chars.max(80);
+    let is_item = |k: BlockKind| matches!(k, BlockKind::ListItem | BlockKind::LinkEntry);
     let mut res = Vec::new();
     for (section_idx, section) in doc.sections.iter().enumerate() {
         let mut current: Option<FragmentDraft> = None;
         let mut prev_kind = None;
         for block in &section.blocks {
             // Consecutive list items stay on adjacent lines; other blocks are paragraphs apart.
-            let is_item = |k: BlockKind| matches!(k, BlockKind::ListItem | BlockKind::LinkEntry);
             let list_run = is_item(block.kind) && prev_kind.is_some_and(is_item);
             prev_kind = Some(block.kind);
             for piece in pieces(block, max_chars) {

@@ -103,8 +103,9 @@ pub struct Page {
     /// Read from the whole of an HTML `<body>`, as nothing marked the content (`<main>`,
     /// `<article>`, a landmark role): the site's menus and footers may have come with it.
     pub whole_body: bool,
-    /// An HTML page's `<title>`: the build titles the page by it when the title the reader
-    /// chose (the first `<h1>`) turns out to be the site's banner, the same on most pages.
+    /// An HTML page's `<title>`: when the title the reader chose (the first `<h1>`) turns out
+    /// to be the site's banner, the same on most pages, the build titles the page by it unless
+    /// one heading holds everything on the page.
     pub head_title: Option<String>,
 }
 

@@ -561,27 +561,9 @@ impl Walker {
             }
             "br" => self.buf.push('\n'),
             "img" | "video" | "audio" | "picture" | "map" => {}
-            "li" => {
-                self.flush();
-                self.item_depth += 1;
-                self.children(el, depth);
-                self.flush();
-                self.item_depth -= 1;
-            }
-            "dd" => {
-                self.flush();
-                self.definition_depth += 1;
-                self.children(el, depth);
-                self.flush();
-                self.definition_depth -= 1;
-            }
-            "blockquote" => {
-                self.flush();
-                self.quote_depth += 1;
-                self.children(el, depth);
-                self.flush();
-                self.quote_depth -= 1;
-            }
+            "li" => self.nested(el, depth, |w| &mut w.item_depth),
+            "dd" => self.nested(el, depth, |w| &mut w.definition_depth),
+            "blockquote" => self.nested(el, depth, |w| &mut w.quote_depth),
             "p" if e
                 .classes()
                 .any(|c| c == "admonition-title" || c == "blockquote-tag-title") =>
@@ -602,6 +584,16 @@ impl Walker {
             }
             _ => self.children(el, depth),
         }
+    }
+
+    /// Reads a list item, a definition or a block quote as blocks of their own, with the depth
+    /// `counter` names raised while inside (it tells `kind` what the blocks are).
+    fn nested(&mut self, el: ElementRef<'_>, depth: usize, counter: fn(&mut Walker) -> &mut usize) {
+        self.flush();
+        *counter(self) += 1;
+        self.children(el, depth);
+        self.flush();
+        *counter(self) -= 1;
     }
 
     fn children(&mut self, el: ElementRef<'_>, depth: usize) {
