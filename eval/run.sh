@@ -48,3 +48,4 @@ run rustc-dev-guide "$shared/rustc-dev-guide" eval/questions/rustc-dev-guide.jso
 run black target/corpora/black-26.10.1/docs eval/questions/black.json "${model[@]}"
 run flask target/corpora/flask-2.2.2/html eval/questions/flask.json "${model[@]}"
 run borg target/corpora/borgbackup-1.2.4/html eval/questions/borg.json "${model[@]}"
+run postfix target/corpora/postfix-3.7.11/html eval/questions/postfix.json "${model[@]}"

@@ -148,7 +148,9 @@ fi
 # 7b. More of them as built HTML (what most sites serve), each from a Debian doc package not
 #     among the query model's training packages, pinned by sha256, unpacked, never installed:
 #     Flask 2.2.2 (Sphinx's classic theme, BSD-3-Clause, python-flask-doc 2.2.2-3) and
-#     BorgBackup 1.2.4 (Sphinx's guzzle theme, BSD-3-Clause, borgbackup-doc 1.2.4-1).
+#     BorgBackup 1.2.4 (Sphinx's guzzle theme, BSD-3-Clause, borgbackup-doc 1.2.4-1) and
+#     Postfix 3.7.11 (hand-written HTML and man pages, IPL-1.0 or EPL-2.0, postfix-doc
+#     3.7.11-0+deb12u1).
 # usage: doc_deb <dest> <pool path> <package=version> <sha256> <html folder inside the package>
 doc_deb() {
   local dest=$1 pool=$2 pin=$3 sum=$4 inside=$5
@@ -174,6 +176,9 @@ doc_deb target/corpora/flask-2.2.2 f/flask/python-flask-doc_2.2.2-3_all.deb \
 doc_deb target/corpora/borgbackup-1.2.4 b/borgbackup/borgbackup-doc_1.2.4-1_all.deb \
   borgbackup-doc=1.2.4-1 f7c621fde76d460f071e8c0803d62198101f1c86ef3430db158f2e789570dbda \
   usr/share/doc/borgbackup/html
+doc_deb target/corpora/postfix-3.7.11 p/postfix/postfix-doc_3.7.11-0+deb12u1_all.deb \
+  postfix-doc=3.7.11-0+deb12u1 6b07bcc68991703acf747dc2500355bdd02aef0a048419b939752c39faf47d8d \
+  usr/share/doc/postfix/html
 
 # 8. A real non-Rust generator's site for the end-to-end test (tests/e2e/generator.test.mjs):
 #    Sphinx 9 + MyST from PyPI (pinned, in a venv under target/sites) over the Black docs above,
