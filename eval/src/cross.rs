@@ -33,6 +33,10 @@ pub struct Entry {
     pub corpus: PathBuf,
     /// Question file, relative to the repository root.
     pub questions: PathBuf,
+    /// Held out of every fit: no fold's knobs and not the shipped ones are chosen on it, so
+    /// its own fold is the shipped configuration on a site it never saw.
+    #[serde(default)]
+    pub held_out: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -46,9 +50,9 @@ pub fn load_registry(path: &Path, root: &Path) -> Result<Vec<Entry>> {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let registry: Registry = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a corpus registry", path.display()))?;
-    if registry.corpora.len() < 2 {
+    if registry.corpora.iter().filter(|e| !e.held_out).count() < 2 {
         bail!(
-            "{}: leaving one corpus out needs at least two corpora",
+            "{}: leaving one corpus out needs at least two corpora that are not held out",
             path.display()
         );
     }
@@ -618,7 +622,8 @@ pub fn run(
         });
     }
     let n = corpora.len();
-    let all: Vec<usize> = (0..n).collect();
+    // The corpora knobs are chosen on: all but the held-out ones.
+    let all: Vec<usize> = (0..n).filter(|&c| !corpora[c].entry.held_out).collect();
     let vectors = embedder.is_some();
     if let Some(path) = dump {
         let mut lines = String::new();
@@ -675,9 +680,8 @@ pub fn run(
     let shape_scores: Vec<ScoreMatrix> = {
         let mut memo: Vec<(usize, ScoreMatrix)> = Vec::new();
         let mut res = Vec::new();
-        for train in all
-            .iter()
-            .map(|&l| all.iter().copied().filter(|&c| c != l).collect::<Vec<_>>())
+        for train in (0..n)
+            .map(|l| all.iter().copied().filter(|&c| c != l).collect::<Vec<_>>())
             .chain([all.clone()])
         {
             let f = choose(&fusion_scores, &train);
@@ -800,6 +804,13 @@ pub fn run(
             "no (lexical)"
         }
     );
+    for c in corpora.iter().filter(|c| c.entry.held_out) {
+        let _ = writeln!(
+            md,
+            "**{}** is held out of every fit: no fold's knobs and not the shipped ones are chosen on it, so its fold is the shipped configuration on a site it never saw, and its questions are scored only there.\n",
+            c.entry.name
+        );
+    }
     let _ = writeln!(
         md,
         "| corpus | pages | fragments | questions |\n|---|---:|---:|---:|"
@@ -934,9 +945,22 @@ pub fn run(
     let shipped = AnswerConfig::DEFAULT;
     let same = knobs_json(&pooled.config, vectors) == knobs_json(&shipped, vectors)
         && (vectors || pooled.config.lexical == shipped.lexical);
+    let held: Vec<&str> = corpora
+        .iter()
+        .filter(|c| c.entry.held_out)
+        .map(|c| c.entry.name.as_str())
+        .collect();
+    let fit_on = if held.is_empty() {
+        "all corpora".to_owned()
+    } else {
+        format!(
+            "all corpora but {} (held out of every fit: its fold above is this configuration on a site it never saw)",
+            held.join(", ")
+        )
+    };
     let _ = writeln!(
         md,
-        "## What ships\n\nFit on the dev halves of all corpora: {}. In the code (`AnswerConfig::DEFAULT`, `crates/onrecord-core/src/answer/shipped.rs`): {}{}.\n",
+        "## What ships\n\nFit on the dev halves of {fit_on}: {}. In the code (`AnswerConfig::DEFAULT`, `crates/onrecord-core/src/answer/shipped.rs`): {}{}.\n",
         knobs_text(&pooled.config, vectors),
         knobs_text(&shipped, vectors),
         if same {
@@ -951,7 +975,7 @@ pub fn run(
     };
     let _ = writeln!(
         md,
-        "The shipped configuration on each corpus's **test** half (its dev half took part in the fit):\n\n{FOLD_HEADER}"
+        "The shipped configuration on each corpus's **test** half (its dev half took part in the fit unless held out):\n\n{FOLD_HEADER}"
     );
     let mut shipped_json = Vec::new();
     let mut shipped_results = Vec::new();
@@ -1018,4 +1042,35 @@ fn shipped_rs(config: &AnswerConfig, vectors: bool) -> String {
         config.fusion.rerank_weight,
         config.fusion.rrf_c,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry(entries: &str) -> Result<Vec<Entry>> {
+        let dir = std::env::temp_dir().join(format!("onrecord-registry-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join(format!("{}.json", entries.len()));
+        std::fs::write(&path, format!(r#"{{"corpora": [{entries}]}}"#))?;
+        load_registry(&path, Path::new("/repo"))
+    }
+
+    const A: &str = r#"{"name": "a", "title": "A", "corpus": "a", "questions": "a.json"}"#;
+    const B: &str = r#"{"name": "b", "title": "B", "corpus": "b", "questions": "b.json"}"#;
+    const HELD: &str =
+        r#"{"name": "h", "title": "H", "corpus": "h", "questions": "h.json", "held_out": true}"#;
+
+    #[test]
+    fn a_held_out_corpus_is_marked_and_two_others_are_needed_for_a_fit() {
+        let entries = registry(&format!("{A}, {B}, {HELD}")).unwrap();
+        let held: Vec<bool> = entries.iter().map(|e| e.held_out).collect();
+        assert_eq!(held, [false, false, true]);
+        assert_eq!(entries[2].corpus, Path::new("/repo/h"));
+        let err = registry(&format!("{A}, {HELD}")).unwrap_err().to_string();
+        assert!(
+            err.contains("at least two corpora that are not held out"),
+            "{err}"
+        );
+    }
 }
