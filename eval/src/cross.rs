@@ -50,7 +50,7 @@ pub fn load_registry(path: &Path, root: &Path) -> Result<Vec<Entry>> {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let registry: Registry = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a corpus registry", path.display()))?;
-    if registry.corpora.iter().filter(|e| !e.held_out).count() < 2 {
+    if in_fit(&registry.corpora).len() < 2 {
         bail!(
             "{}: leaving one corpus out needs at least two corpora that are not held out",
             path.display()
@@ -65,6 +65,13 @@ pub fn load_registry(path: &Path, root: &Path) -> Result<Vec<Entry>> {
             ..e
         })
         .collect())
+}
+
+/// The positions of the registry's corpora that knobs are chosen on: all but the held-out.
+pub fn in_fit(entries: &[Entry]) -> Vec<usize> {
+    (0..entries.len())
+        .filter(|&c| !entries[c].held_out)
+        .collect()
 }
 
 /// A corpus with its index and its checked questions.
@@ -622,8 +629,7 @@ pub fn run(
         });
     }
     let n = corpora.len();
-    // The corpora knobs are chosen on: all but the held-out ones.
-    let all: Vec<usize> = (0..n).filter(|&c| !corpora[c].entry.held_out).collect();
+    let all = in_fit(&corpora.iter().map(|c| c.entry.clone()).collect::<Vec<_>>());
     let vectors = embedder.is_some();
     if let Some(path) = dump {
         let mut lines = String::new();

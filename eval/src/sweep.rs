@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use build_index::{Adapt, Embedder, Options, adapt, build_with, embedding_texts};
 use onrecord_core::{QueryModel, SHIPPED, retrieve_with};
 
-use crate::cross::{Entry, choose};
+use crate::cross::{Entry, choose, in_fit};
 use crate::metrics::{self, DEPTH};
 use crate::questions::{self, Split, select};
 
@@ -146,10 +146,7 @@ pub fn run(entries: Vec<Entry>, options: &Options, embedder: Option<&Embedder>) 
         md,
         "\nChosen for each left-out corpus (best mean dev MRR of the others):\n"
     );
-    // Knobs are chosen on the corpora in the fit (a held-out one never is).
-    let all: Vec<usize> = (0..entries.len())
-        .filter(|&c| !entries[c].held_out)
-        .collect();
+    let all = in_fit(&entries);
     for (left, e) in entries.iter().enumerate() {
         let train: Vec<usize> = all.iter().copied().filter(|&c| c != left).collect();
         let k = choose(&scores, &train);
