@@ -3,9 +3,10 @@
 //!
 //! - URL from the file path (`a/index.html` → `/a/`, `a/b.html` → `/a/b.html`), or the path of
 //!   the page's canonical link; language from `<html lang>`; title from the first `<h1>` of
-//!   the content, else `<title>`; headings keep their `id`, or the nearest id above them
-//!   (Sphinx puts ids on `<section>`). A definition term with its own id (`<dt id=…>`: Sphinx's
-//!   config keys, API entries, glossary terms) heads its definition like a heading one level
+//!   the content, else `<title>`; a heading's anchor is its `id`, else one inside it (older HTML
+//!   writes `<h2><a name="wtf">…</a></h2>`; `<a name>` counts as an id), else the nearest id
+//!   above it (Sphinx puts ids on `<section>`). A definition term with its own id (`<dt id=…>`:
+//!   Sphinx's config keys, API entries, glossary terms) heads its definition like a heading one level
 //!   below the open section; the section resumes after the list. A term without one leads its
 //!   definition's first paragraph (`pop [<stash>]: Remove …`). A table that labels its rows
 //!   (every row opens with `<th>`, no header row) is read row by row; a list of nothing but
@@ -445,6 +446,9 @@ struct Walker {
     label: Option<String>,
     /// A definition term without an anchor, waiting to lead its definition's first paragraph.
     term: Option<String>,
+    /// For each definition list being read, outermost first, the level its anchored terms
+    /// open sections at.
+    term_levels: Vec<u8>,
     /// mdBook helpers the generator left unexpanded, dropped from the text.
     helpers: Vec<String>,
 }
@@ -456,7 +460,7 @@ impl Walker {
             return;
         }
         let outer_id = self.last_id.clone();
-        if let Some(id) = e.id() {
+        if let Some(id) = own_anchor(e) {
             self.last_id = Some(id.to_owned());
         }
         let link = e.name() == "a" && e.attr("href").is_some();
@@ -464,7 +468,7 @@ impl Walker {
         self.read(el, depth);
         self.link_depth -= usize::from(link);
         // Ids inside an element do not name what follows it; its own id does.
-        self.last_id = e.id().map(str::to_owned).or(outer_id);
+        self.last_id = own_anchor(e).map(str::to_owned).or(outer_id);
     }
 
     fn read(&mut self, el: ElementRef<'_>, depth: usize) {
@@ -484,7 +488,7 @@ impl Walker {
         if let Some(level) = heading_level(name) {
             self.flush();
             let text = heading_text(el);
-            let anchor = e.id().map(str::to_owned).or_else(|| self.last_id.clone());
+            let anchor = anchor_within(el).or_else(|| self.last_id.clone());
             self.open_section(level, text, anchor.unwrap_or_default());
             return;
         }
@@ -533,7 +537,15 @@ impl Walker {
             "dl" => {
                 self.flush();
                 let open = self.stack.len();
+                // Its terms are siblings, each one level below the section the list is in.
+                let level = self
+                    .stack
+                    .last()
+                    .map_or(1, |(l, _, _)| *l)
+                    .saturating_add(1);
+                self.term_levels.push(level);
                 self.children(el, depth);
+                self.term_levels.pop();
                 self.flush();
                 self.term_alone();
                 // Terms opened sections; what follows the list is the enclosing section's.
@@ -750,11 +762,7 @@ impl Walker {
             Some((name, _)) if !name.trim().is_empty() => name.trim().to_owned(),
             _ => text.clone(),
         };
-        let level = self
-            .stack
-            .last()
-            .map_or(1, |(l, _, _)| *l)
-            .saturating_add(1);
+        let level = self.term_levels.last().copied().unwrap_or(2);
         let anchor = el.value().id().unwrap_or_default().to_owned();
         self.open_section(level, name.clone(), anchor);
         if name != text {
@@ -796,6 +804,27 @@ fn is_linked_rule_id(el: ElementRef<'_>) -> bool {
     matches!(first, Some(Node::Text(t)) if t.trim() == "r")
         && second.is_some_and(|a| a.value().name() == "a")
         && parts.next().is_none()
+}
+
+/// Where a link to this element lands: its id, or an `<a name>` (older hand-written and
+/// generated HTML — Postfix's, DocBook's — anchors that way).
+fn own_anchor(e: &Element) -> Option<&str> {
+    let name = if e.name() == "a" {
+        e.attr("name")
+    } else {
+        None
+    };
+    e.id().or(name).filter(|a| !a.trim().is_empty())
+}
+
+/// The anchor of an element or, first in the page's order, of anything inside it: a heading
+/// that holds its anchor (`<h2><a name="wtf">…</a></h2>`) is linked there, not to the anchor
+/// above it.
+fn anchor_within(el: ElementRef<'_>) -> Option<String> {
+    el.descendants()
+        .filter_map(ElementRef::wrap)
+        .find_map(|d| own_anchor(d.value()))
+        .map(str::to_owned)
 }
 
 /// A heading's text: skipped elements and link glyphs (Sphinx's `¶`) left out.
@@ -1199,6 +1228,36 @@ mod tests {
              [Builtin Values > class flask.Config > from_file] #flask.Config.from_file\n  Paragraph: from_file(filename, load)\n  Paragraph: Update the values from a file.\n  Paragraph: Parameters: filename – the path.\n\
              [Builtin Values > class flask.Config] #flask.Config\n  Paragraph: More about the class.\n\
              [Builtin Values] #builtin\n  Paragraph: After the entries.\n  Paragraph: Plain term: Its meaning.\n"
+        );
+    }
+
+    #[test]
+    fn anchors_inside_headings_and_before_them_are_theirs() {
+        // Older hand-written and generated HTML (Postfix's, DocBook's): the anchor is an
+        // `<a name>` inside the heading or just before it; the id above belongs to the entry
+        // before. A term whose anchor is inside it still leads its definition (read as a
+        // section of its own, Postfix's parameters answered worse: README, "Tried and not
+        // kept"). Anchored terms in one list are siblings (a Sphinx glossary).
+        let html = r##"<html><body><h1>Postfix Configuration Parameters</h1>
+            <p id="intro">Read this first.</p>
+            <h2><a name="wtf">What are address classes good for?</a></h2><p>Why.</p>
+            <a name="limits"></a><h2>Limits</h2><p>Sizes.</p>
+            <dl><dt><b><a name="message_size_limit">message_size_limit</a>
+            (default: 10240000)</b></dt><dd><p>The maximal size in bytes of a message.</p></dd></dl>
+            <h2 id="glossary">Glossary</h2>
+            <dl class="glossary"><dt id="term-queue">queue</dt><dd><p>Where mail waits.</p></dd>
+            <dt id="term-relay">relay</dt><dd><p>A host that passes mail on.</p></dd></dl>
+            <p>After the terms.</p></body></html>"##;
+        assert_eq!(
+            render(html),
+            "Postfix Configuration Parameters | /guide/page.html | en\n\
+             [] #\n  Paragraph: Read this first.\n\
+             [What are address classes good for?] #wtf\n  Paragraph: Why.\n\
+             [Limits] #limits\n  Paragraph: Sizes.\n  \
+             Paragraph: message_size_limit (default: 10240000): The maximal size in bytes of a message.\n\
+             [Glossary > queue] #term-queue\n  Paragraph: Where mail waits.\n\
+             [Glossary > relay] #term-relay\n  Paragraph: A host that passes mail on.\n\
+             [Glossary] #glossary\n  Paragraph: After the terms.\n"
         );
     }
 
