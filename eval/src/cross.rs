@@ -68,9 +68,12 @@ pub fn load_registry(path: &Path, root: &Path) -> Result<Vec<Entry>> {
 }
 
 /// The positions of the registry's corpora that knobs are chosen on: all but the held-out.
-pub fn in_fit(entries: &[Entry]) -> Vec<usize> {
-    (0..entries.len())
-        .filter(|&c| !entries[c].held_out)
+pub fn in_fit<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> Vec<usize> {
+    entries
+        .into_iter()
+        .enumerate()
+        .filter(|(_, e)| !e.held_out)
+        .map(|(c, _)| c)
         .collect()
 }
 
@@ -629,7 +632,12 @@ pub fn run(
         });
     }
     let n = corpora.len();
-    let all = in_fit(&corpora.iter().map(|c| c.entry.clone()).collect::<Vec<_>>());
+    let all = in_fit(corpora.iter().map(|c| &c.entry));
+    let held: Vec<String> = corpora
+        .iter()
+        .filter(|c| c.entry.held_out)
+        .map(|c| c.entry.name.clone())
+        .collect();
     let vectors = embedder.is_some();
     if let Some(path) = dump {
         let mut lines = String::new();
@@ -810,11 +818,10 @@ pub fn run(
             "no (lexical)"
         }
     );
-    for c in corpora.iter().filter(|c| c.entry.held_out) {
+    for name in &held {
         let _ = writeln!(
             md,
-            "**{}** is held out of every fit: no fold's knobs and not the shipped ones are chosen on it, so its fold is the shipped configuration on a site it never saw, and its questions are scored only there.\n",
-            c.entry.name
+            "**{name}** is held out of every fit: no fold's knobs and not the shipped ones are chosen on it, so its fold is the shipped configuration on a site it never saw, and its questions are scored only there.\n"
         );
     }
     let _ = writeln!(
@@ -951,11 +958,6 @@ pub fn run(
     let shipped = AnswerConfig::DEFAULT;
     let same = knobs_json(&pooled.config, vectors) == knobs_json(&shipped, vectors)
         && (vectors || pooled.config.lexical == shipped.lexical);
-    let held: Vec<&str> = corpora
-        .iter()
-        .filter(|c| c.entry.held_out)
-        .map(|c| c.entry.name.as_str())
-        .collect();
     let fit_on = if held.is_empty() {
         "all corpora".to_owned()
     } else {
