@@ -1,7 +1,7 @@
 //! Gates after generation: strict parsing of the model's reply, quote verification against the
 //! proxy's own copy of each fragment, and the mode re-derived from what survives.
 
-use onrecord_core::{Index, verify_quote};
+use onrecord_core::{Index, section_url, verify_quote};
 use serde::Deserialize;
 
 use crate::api::{ClaimDto, SummaryDto};
@@ -86,11 +86,7 @@ fn verified(index: &Index, sent: &[u32], claim: &ModelClaim) -> Option<ClaimDto>
     let frag = index.fragment(claim.fragment)?;
     let range = verify_quote(&frag.text, &claim.quote)?;
     let doc = index.doc(frag.doc)?;
-    let url = if frag.anchor.is_empty() {
-        doc.url.clone()
-    } else {
-        format!("{}#{}", doc.url, frag.anchor)
-    };
+    let url = section_url(&doc.url, &frag.anchor);
     Some(ClaimDto {
         fragment: claim.fragment,
         start: u32::try_from(range.start).ok()?,

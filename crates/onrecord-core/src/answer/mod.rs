@@ -32,6 +32,7 @@ pub use self::config::{AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FE
 pub use self::evidence::Assessment;
 pub use self::explore::explore;
 pub use self::kind::{AskKind, ask_kind};
+pub use self::quote::section_url;
 pub(crate) use self::quote::text_fragment_url;
 pub use self::turn::{
     FollowUp, MAX_CONTEXT_FRAGMENTS, MAX_CONTEXT_QUESTION, Scope, Turn, TurnContext, resolve,
@@ -529,12 +530,10 @@ fn with_named_words(decline: Decline, terms: &[QueryTerm], names: &[String]) -> 
 /// The citation of `fragment`; its text-fragment link points at `quote` (none when empty).
 fn citation(index: &Index, fragment: &Fragment, quote: &str) -> Citation {
     let doc = index.doc_of(fragment);
-    let page = doc.map(|d| d.url.as_str()).unwrap_or_default();
-    let url = if fragment.anchor.is_empty() {
-        page.to_owned()
-    } else {
-        format!("{page}#{}", fragment.anchor)
-    };
+    let url = section_url(
+        doc.map(|d| d.url.as_str()).unwrap_or_default(),
+        &fragment.anchor,
+    );
     Citation {
         title: doc.map(|d| d.title.clone()).unwrap_or_default(),
         section: fragment.heading_path.join(" › "),

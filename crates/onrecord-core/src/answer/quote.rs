@@ -291,6 +291,31 @@ fn refers_back(sentence: &str, lang: Lang) -> bool {
                 .is_some_and(|second| EN_POINTERS.contains(&second.as_str())))
 }
 
+/// The link to a section: its page's URL, then its anchor when it has one. Characters a link
+/// cannot hold raw are percent-encoded — spaces, quotes, angle brackets and controls anywhere,
+/// `#` and `?` in the path (a file named `C#.html`), `#` in the anchor — so an id written
+/// `<a name="mail queue">` still links. `%` is kept: a page URL taken from the page's own
+/// canonical link is already encoded.
+pub fn section_url(page: &str, anchor: &str) -> String {
+    let mut url = String::with_capacity(page.len() + anchor.len() + 1);
+    push_encoded(&mut url, page, &['#', '?']);
+    if !anchor.is_empty() {
+        url.push('#');
+        push_encoded(&mut url, anchor, &['#']);
+    }
+    url
+}
+
+fn push_encoded(out: &mut String, text: &str, also: &[char]) {
+    for c in text.chars() {
+        if c.is_ascii_control() || matches!(c, ' ' | '"' | '<' | '>' | '`') || also.contains(&c) {
+            out.push_str(&format!("%{:02X}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+}
+
 /// `url` with a text-fragment directive that makes supporting browsers scroll to and mark
 /// `quote`: the whole quote when it is short, else its first and last few words.
 pub(crate) fn text_fragment_url(url: &str, quote: &str) -> String {
@@ -349,6 +374,27 @@ mod tests {
             "/faq/#:~:text=one%20two%20three%20four,eight%20nine%20ten%20eleven"
         );
         assert_eq!(text_fragment_url("/faq/", "  "), "/faq/");
+    }
+
+    #[test]
+    fn section_links_encode_what_a_link_cannot_hold_raw() {
+        assert_eq!(section_url("/guide/", ""), "/guide/");
+        assert_eq!(section_url("/guide/", "intro"), "/guide/#intro");
+        assert_eq!(
+            section_url("/docs/C#.html", "mail queue"),
+            "/docs/C%23.html#mail%20queue"
+        );
+        assert_eq!(
+            section_url("/a%20b/why?.html", "x#\"<y>`"),
+            "/a%20b/why%3F.html#x%23%22%3Cy%3E%60"
+        );
+        // Letters beyond ASCII are left to the browser, as ids and paths may hold them.
+        assert_eq!(section_url("/über/", "größe"), "/über/#größe");
+        let url = section_url("/faq/", "mail queue");
+        assert_eq!(
+            text_fragment_url(&url, "Mail waits."),
+            "/faq/#mail%20queue:~:text=Mail%20waits."
+        );
     }
 
     #[test]
