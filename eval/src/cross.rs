@@ -37,6 +37,10 @@ pub struct Entry {
     /// its own fold is the shipped configuration on a site it never saw.
     #[serde(default)]
     pub held_out: bool,
+    /// A second question file of terse questions on the same corpus ("blackd default port"),
+    /// never in any fit: scored with each fold's knobs beside the main set.
+    #[serde(default)]
+    pub terse: Option<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -81,6 +85,8 @@ pub fn in_fit<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> Vec<usize> {
 struct Corpus {
     entry: Entry,
     questions: Vec<Question>,
+    /// The entry's terse questions (empty without a terse file).
+    terse: Vec<Question>,
     built: Build,
     /// The query model the corpus's vectors were made for (adapted to it when asked).
     model: Option<QueryModel>,
@@ -456,10 +462,14 @@ fn mean_row(md: &mut String, label: &str, results: &[Scored]) -> Value {
     let mean = |f: &dyn Fn(&Scored) -> f64| -> f64 {
         results.iter().map(f).sum::<f64>() / results.len().max(1) as f64
     };
+    // Over the folds that have paraphrases (a terse set has none).
+    let paraphrased: Vec<f64> = results.iter().filter_map(paraphrase_r5).collect();
+    let paraphrase = (!paraphrased.is_empty())
+        .then(|| paraphrased.iter().sum::<f64>() / paraphrased.len() as f64);
     let v = json!({
         "recall@5": mean(&|s| s.retrieval.recall_5),
         "mrr": mean(&|s| s.retrieval.mrr),
-        "paraphrase_recall@5": mean(&|s| paraphrase_r5(s).unwrap_or(0.0)),
+        "paraphrase_recall@5": paraphrase,
         "answerable_correct": mean(&|s| s.answering.answerable_correct),
         "answerable_wrong": mean(&|s| s.answering.answerable_wrong),
         "quote_hit": mean(&|s| s.answering.quote_hit),
@@ -470,10 +480,10 @@ fn mean_row(md: &mut String, label: &str, results: &[Scored]) -> Value {
     let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
     let _ = writeln!(
         md,
-        "| **{label}** | | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | **{:.3}** | {:.3} |",
+        "| **{label}** | | {:.3} | {:.3} | {} | {:.3} | {:.3} | {:.3} | {:.3} | **{:.3}** | {:.3} |",
         f("recall@5"),
         f("mrr"),
-        f("paraphrase_recall@5"),
+        paraphrase.map_or("–".into(), |v| format!("{v:.3}")),
         f("answerable_correct"),
         f("answerable_wrong"),
         f("quote_hit"),
@@ -574,20 +584,30 @@ pub fn run(
 ) -> Result<CrossResult> {
     let mut corpora = Vec::new();
     for entry in entries {
-        let mut questions = questions::load(&entry.questions)?;
-        // On a built site, the question file's markdown sources are read as the built pages.
-        if build_index::corpus_input(&entry.corpus, options)? == build_index::Input::Html {
-            questions::on_built_site(&mut questions);
-        }
-        let problems = questions::check(&questions, &entry.corpus, options);
-        if !problems.is_empty() {
-            bail!(
-                "{}: {} problem(s), first: {}",
-                entry.questions.display(),
-                problems.len(),
-                problems[0]
-            );
-        }
+        let html = build_index::corpus_input(&entry.corpus, options)? == build_index::Input::Html;
+        let load = |path: &Path| -> Result<Vec<Question>> {
+            let mut questions = questions::load(path)?;
+            // On a built site, the question file's markdown sources are read as the built pages.
+            if html {
+                questions::on_built_site(&mut questions);
+            }
+            let problems = questions::check(&questions, &entry.corpus, options);
+            if let Some(first) = problems.first() {
+                bail!(
+                    "{}: {} problem(s), first: {first}",
+                    path.display(),
+                    problems.len()
+                );
+            }
+            Ok(questions)
+        };
+        let questions = load(&entry.questions)?;
+        let terse = entry
+            .terse
+            .as_deref()
+            .map(load)
+            .transpose()?
+            .unwrap_or_default();
         let mut built = build_with(&entry.corpus, options, embedder)
             .with_context(|| format!("cannot build the {} corpus", entry.name))?;
         let mut read_back = None;
@@ -626,6 +646,7 @@ pub fn run(
         corpora.push(Corpus {
             entry,
             questions,
+            terse,
             built,
             model,
             sharded: read_back,
@@ -844,6 +865,9 @@ pub fn run(
     let mut all_results = Vec::new();
     let mut knobs_lines = String::new();
     let mut lost_lines = Vec::new();
+    // Which folds have terse questions, and their scores.
+    let mut terse_folds: Vec<usize> = Vec::new();
+    let mut terse_results: Vec<Scored> = Vec::new();
     for (left, c) in corpora.iter().enumerate() {
         let chosen = &chosen[left];
         let test = c.split(Split::Test);
@@ -875,6 +899,11 @@ pub fn run(
         }));
         test_results.push(s_test);
         all_results.push(s_all);
+        if !c.terse.is_empty() {
+            let terse: Vec<&Question> = c.terse.iter().collect();
+            terse_folds.push(left);
+            terse_results.push(score(c, c.model.as_ref(), &terse, chosen));
+        }
     }
     let names: Vec<&str> = corpora.iter().map(|c| c.entry.name.as_str()).collect();
     let worst = |results: &[Scored]| {
@@ -949,6 +978,22 @@ pub fn run(
     for (i, line) in lost_lines.iter().enumerate() {
         let _ = writeln!(md, "| {} | {line} |", names[i]);
     }
+    let mean_terse = if terse_results.is_empty() {
+        Value::Null
+    } else {
+        let _ = writeln!(
+            md,
+            "\n## Terse questions, left-out folds\n\nThe one-to-four-word questions visitors type (\"blackd default port\", \"What is SECRET_KEY?\"), a second question file on the same corpus (`terse` in the registry), in no fit, scored with each fold's knobs:\n\n{FOLD_HEADER}"
+        );
+        for (&i, s) in terse_folds.iter().zip(&terse_results) {
+            fold_row(&mut md, names[i], corpora[i].terse.len(), s);
+        }
+        let mean = mean_row(&mut md, "mean of folds", &terse_results);
+        md.push('\n');
+        let terse_names: Vec<&str> = terse_folds.iter().map(|&i| names[i]).collect();
+        reliability_table(&mut md, &terse_names, &terse_results);
+        mean
+    };
     let _ = writeln!(
         md,
         "\nKnobs chosen for each fold (on the other corpora):\n\n{knobs_lines}"
@@ -1002,6 +1047,9 @@ pub fn run(
         "folds": folds,
         "mean_test": mean_test,
         "mean_all": mean_all,
+        "terse": terse_folds.iter().zip(&terse_results).map(|(&i, s)| json!({
+            "corpus": names[i], "all": scored_json(s, corpora[i].terse.len()) })).collect::<Vec<_>>(),
+        "mean_terse": mean_terse,
         "worst_fold_test": { "corpus": names[w_test],
                              "balanced_accuracy": test_results[w_test].answering.balanced_accuracy },
         "worst_fold_all": { "corpus": names[w_all],

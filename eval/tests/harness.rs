@@ -55,7 +55,8 @@ fn the_demo_question_set_checks() {
 }
 
 /// Every set of the cross-corpus protocol (`eval/corpora.json`; the Black, Flask and BorgBackup
-/// docs are fetched by scripts/setup.sh), so a reader change that loses an evidence phrase is caught.
+/// docs are fetched by scripts/setup.sh), terse sets included, so a reader change that loses an
+/// evidence phrase is caught.
 #[test]
 fn the_cross_corpus_question_sets_check() {
     let registry: serde_json::Value =
@@ -64,11 +65,13 @@ fn the_cross_corpus_question_sets_check() {
     let corpora = registry["corpora"].as_array().unwrap();
     assert!(corpora.len() >= 7, "{registry}");
     for c in corpora {
-        check(
-            &root().join(c["corpus"].as_str().unwrap()),
-            c["questions"].as_str().unwrap(),
-        );
+        let corpus = root().join(c["corpus"].as_str().unwrap());
+        check(&corpus, c["questions"].as_str().unwrap());
+        if let Some(terse) = c["terse"].as_str() {
+            check(&corpus, terse);
+        }
     }
+    assert!(corpora.iter().filter(|c| c["terse"].is_string()).count() >= 4);
 }
 
 #[test]
