@@ -738,3 +738,37 @@ fn a_question_in_a_language_no_page_is_in_is_declined_as_such() {
     let german = ask(&both, None, "Wie starte ich den Server?", &config);
     assert_eq!(german.mode, Mode::Answer, "{:?}", german.decline);
 }
+
+#[test]
+fn a_name_asked_about_is_answered_from_its_own_entry_by_its_first_sentence() {
+    // The ENV entry mentions BASH_ENV in a sentence that carries the whole question; the
+    // BASH_ENV entry says what it is without repeating its name, and names it again later.
+    let index = index_of_pages(&[
+        page(
+            "env.md",
+            "Shell variables",
+            "ENV",
+            "Expanded and executed similarly to BASH_ENV when the shell starts.",
+        ),
+        page(
+            "bash-env.md",
+            "Shell variables",
+            "BASH_ENV",
+            "If this variable is set, its value names a startup file read before a script \
+             runs. Unset BASH_ENV to skip that file.",
+        ),
+    ]);
+    let answer = ask(
+        &index,
+        None,
+        "What is BASH_ENV?",
+        &answering_everything(0.1),
+    );
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    assert_eq!(
+        answer.quotes[0].text,
+        "If this variable is set, its value names a startup file read before a script runs.",
+        "{answer:?}"
+    );
+    assert_eq!(answer.quotes[0].citation.url, "/bash-env/#bash_env");
+}

@@ -198,6 +198,9 @@ pub(super) fn assess(
     };
     // Decision records (the decisions collection) likewise, for questions that ask no "why".
     let why = kind == AskKind::Reason || asks_about_decisions(question);
+    // The question's written names ("BASH_ENV"), which the headings of the entry for what is
+    // asked must hold whole: the title "Bash …" and the heading "ENV" are not that entry.
+    let written = compounds(question);
     let mut set_aside: Vec<Candidate> = Vec::new();
     let mut candidates: Vec<Candidate> = Vec::new();
     for (position, hit) in hits.iter().enumerate() {
@@ -214,7 +217,7 @@ pub(super) fn assess(
                 set_aside.push(Candidate {
                     frag: hit.fragment,
                     fragment,
-                    pick: pick(index, fragment, &terms, prefer, false),
+                    pick: pick(index, fragment, &terms, prefer, false, false),
                 });
             }
             continue;
@@ -222,20 +225,35 @@ pub(super) fn assess(
         res.ranked.push(hit.fragment);
         if candidates.len() < config.top_k {
             let opening = opens_section(index, hit.fragment, fragment);
+            let headings = fragment.heading_path.join("\n").to_lowercase();
+            let names_whole = written.iter().all(|w| holds_whole(&headings, w));
             candidates.push(Candidate {
                 frag: hit.fragment,
                 fragment,
-                pick: pick(index, fragment, &terms, prefer, opening),
+                pick: pick(
+                    index,
+                    fragment,
+                    &terms,
+                    prefer,
+                    opening,
+                    opening && names_whole,
+                ),
             });
         }
     }
     // Among the first few fragments, quote the one whose quote carries most of the question;
-    // the better-ranked one on a tie.
+    // on a tie, the entry for what is asked, then the better-ranked one. The entry for what
+    // is asked competes from further down as well.
+    let key = |c: &Candidate| (share(&c.pick.local), c.pick.entry);
     let mut primary: Option<usize> = None;
-    for (i, c) in candidates.iter().enumerate().take(ANSWER_CANDIDATES) {
+    for (i, c) in candidates
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| *i < ANSWER_CANDIDATES || c.pick.entry)
+    {
         if primary
             .and_then(|p| candidates.get(p))
-            .is_none_or(|b| share(&c.pick.local) > share(&b.pick.local))
+            .is_none_or(|b| key(c) > key(b))
         {
             primary = Some(i);
         }
@@ -296,7 +314,7 @@ pub(super) fn assess(
         }
     }
     let page_texts: Vec<String> = pages.iter().map(|&(s, e)| page_text(index, s, e)).collect();
-    let compounds_missing: Vec<String> = compounds(question)
+    let compounds_missing: Vec<String> = written
         .into_iter()
         .filter(|c| !page_texts.iter().any(|t| holds_whole(t, c)))
         .collect();

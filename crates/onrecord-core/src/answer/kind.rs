@@ -109,6 +109,16 @@ const YES_NO_OPENERS: &[&str] = &[
     "moet", "muss", "must", "pode", "posso", "puedo", "puede", "peut", "peux", "puis", "pouvez",
     "può", "should", "sind", "tem", "was", "were", "will", "wird", "would", "zijn", "è", "é", "há",
 ];
+/// Words that open a question of another kind ("where", "who"). A short question that opens
+/// with none of these nor any word above is typed as a search box's keywords ("blackd default
+/// port"): with a word such as "default" or "limit" in it, it asks for a number. (A long one
+/// is a statement, "My build uses the default profile and …".)
+const OTHER_OPENERS: &[&str] = &[
+    "chi", "donde", "dove", "dónde", "onde", "où", "quem", "quien", "quién", "qui", "waar", "wer",
+    "where", "who", "whom", "whose", "wo",
+];
+/// At most this many words are read as keywords.
+const KEYWORDS_MAX: usize = 6;
 /// Verbs that make "what does X …" ask for a definition.
 const DEFINING_VERBS: &[&str] = &[
     "allow",
@@ -170,6 +180,12 @@ pub fn ask_kind(question: &str) -> AskKind {
         "o" if second == "que" && word(2) == "é" => AskKind::Definition,
         "define" | "explain" => AskKind::Definition,
         w if YES_NO_OPENERS.contains(&w) => AskKind::YesNo,
+        w if !is(OTHER_OPENERS, w)
+            && tokens(question).count() <= KEYWORDS_MAX
+            && words.iter().any(|w| QUANTITY_NOUNS.contains(&w.as_str())) =>
+        {
+            AskKind::Quantity
+        }
         _ => AskKind::Other,
     }
 }
@@ -321,6 +337,15 @@ mod tests {
             ("Was schreibt sie über Ruhm?", AskKind::Topic),
             ("How do I tell the compiler about it?", AskKind::HowTo),
             ("What is known about it?", AskKind::Definition),
+            ("blackd default port", AskKind::Quantity),
+            ("DEBUG_DEPTH default?", AskKind::Quantity),
+            ("Upload size limit?", AskKind::Quantity),
+            ("Where is the default config?", AskKind::Other),
+            ("trust proxy setting", AskKind::Other),
+            (
+                "My build uses the default profile and takes an hour",
+                AskKind::Other,
+            ),
         ] {
             assert_eq!(ask_kind(q), kind, "{q}");
         }

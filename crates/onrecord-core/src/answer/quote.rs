@@ -26,6 +26,9 @@ pub(crate) struct Pick {
     pub(crate) in_quote: Covered,
     /// For a table row: the byte range of its header row in the fragment text.
     pub(crate) header: Option<(u32, u32)>,
+    /// The fragment opens a section whose headings name every word of the question: the
+    /// entry for what is asked ("What is BASH_ENV?" under "BASH_ENV").
+    pub(crate) entry: bool,
 }
 
 /// What the quote picker weighs besides the question's words.
@@ -104,13 +107,16 @@ pub(crate) fn union(a: &[bool], b: &[bool]) -> Covered {
 /// sentence before it when the best one opens by referring back ("It", "These") or the one
 /// before introduces it (ends with ':'), the sentence after when the best one introduces a
 /// list or code, and otherwise the neighbour that adds most of the question's missing terms,
-/// if any does. `opening`: the fragment opens its section.
+/// if any does. `opening`: the fragment opens its section. `may_be_entry`: it also has the
+/// question's written names whole in its headings; when its title and headings name every
+/// word of the question as well, it is the entry for what is asked.
 pub(crate) fn pick(
     index: &Index,
     fragment: &Fragment,
     terms: &[QueryTerm],
     prefer: Preference,
     opening: bool,
+    may_be_entry: bool,
 ) -> Pick {
     let doc = index.doc_of(fragment);
     let lang = doc.map_or(index.default_lang, |d| d.lang);
@@ -144,6 +150,16 @@ pub(crate) fn pick(
             shape_matches(prefer.kind, sentence(i), opening && i == 0, introduces)
         })
         .collect();
+    // The page title, headings and curated themes stand beside the quote on the page.
+    let context = wanted.covered(&format!(
+        "{} {} {}",
+        doc.map_or("", |d| d.title.as_str()),
+        fragment.heading_path.join(" "),
+        doc.map_or(String::new(), |d| d.themes.join(" "))
+    ));
+    // In the entry for what is asked, every sentence is about it: the first one, which says
+    // what it is, rather than a later one that names it again.
+    let entry = may_be_entry && terms.iter().zip(&context).all(|(t, &c)| c || t.framing);
     let mut best = 0;
     let mut best_score = 0.0;
     for (i, covered) in per_sentence.iter().enumerate() {
@@ -151,7 +167,11 @@ pub(crate) fn pick(
         if is_header(i) || version_note(i) {
             continue;
         }
-        let w = weight(terms, covered);
+        let w = if entry {
+            weight(terms, &union(covered, &context))
+        } else {
+            weight(terms, covered)
+        };
         // The shape counts only for a sentence that carries some of the question.
         let bonus = if w > 0.0 && shaped.get(i) == Some(&true) {
             prefer.shape_weight * total
@@ -168,6 +188,8 @@ pub(crate) fn pick(
         .get(best)
         .cloned()
         .unwrap_or_else(|| none.clone());
+    // An entry's heading already names what a neighbour would add.
+    let own = if entry { union(&own, &context) } else { own };
     let (mut first, mut last) = (best, best);
     let text = sentence(best);
     let prev = best.checked_sub(1).map(sentence);
@@ -210,13 +232,12 @@ pub(crate) fn pick(
     let in_quote = (first..=last)
         .filter_map(|i| per_sentence.get(i))
         .fold(none, |acc, c| union(&acc, c));
-    // The page title, headings and curated themes stand beside the quote on the page.
-    let context = wanted.covered(&format!(
-        "{} {} {}",
-        doc.map_or("", |d| d.title.as_str()),
-        fragment.heading_path.join(" "),
-        doc.map_or(String::new(), |d| d.themes.join(" "))
-    ));
+    // The entry's name heads its first sentence as a table's header heads its row.
+    let in_quote = if entry {
+        union(&in_quote, &context)
+    } else {
+        in_quote
+    };
     let start = fragment.sentences.get(first).map_or(0, |s| s.0);
     let end = fragment
         .sentences
@@ -228,6 +249,7 @@ pub(crate) fn pick(
         local: union(&in_quote, &context),
         in_quote,
         header: header.and_then(|h| fragment.sentences.get(h).copied()),
+        entry,
     }
 }
 
