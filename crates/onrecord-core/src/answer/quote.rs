@@ -26,8 +26,9 @@ pub(crate) struct Pick {
     pub(crate) in_quote: Covered,
     /// For a table row: the byte range of its header row in the fragment text.
     pub(crate) header: Option<(u32, u32)>,
-    /// The fragment opens a section whose headings name every word of the question: the
-    /// entry for what is asked ("What is BASH_ENV?" under "BASH_ENV").
+    /// The fragment opens a section whose title and headings name every word of the
+    /// question, its written names whole: the entry for what is asked ("What is BASH_ENV?"
+    /// under "BASH_ENV").
     pub(crate) entry: bool,
 }
 
