@@ -230,14 +230,7 @@ pub(super) fn assess(
             candidates.push(Candidate {
                 frag: hit.fragment,
                 fragment,
-                pick: pick(
-                    index,
-                    fragment,
-                    &terms,
-                    prefer,
-                    opening,
-                    opening && names_whole,
-                ),
+                pick: pick(index, fragment, &terms, prefer, opening, names_whole),
             });
         }
     }

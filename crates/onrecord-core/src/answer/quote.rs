@@ -108,16 +108,16 @@ pub(crate) fn union(a: &[bool], b: &[bool]) -> Covered {
 /// sentence before it when the best one opens by referring back ("It", "These") or the one
 /// before introduces it (ends with ':'), the sentence after when the best one introduces a
 /// list or code, and otherwise the neighbour that adds most of the question's missing terms,
-/// if any does. `opening`: the fragment opens its section. `may_be_entry`: it also has the
-/// question's written names whole in its headings; when its title and headings name every
-/// word of the question as well, it is the entry for what is asked.
+/// if any does. `opening`: the fragment opens its section. `names_whole`: its headings hold
+/// the question's written names whole; an opening fragment whose title and headings also name
+/// every word of the question is the entry for what is asked.
 pub(crate) fn pick(
     index: &Index,
     fragment: &Fragment,
     terms: &[QueryTerm],
     prefer: Preference,
     opening: bool,
-    may_be_entry: bool,
+    names_whole: bool,
 ) -> Pick {
     let doc = index.doc_of(fragment);
     let lang = doc.map_or(index.default_lang, |d| d.lang);
@@ -160,7 +160,7 @@ pub(crate) fn pick(
     ));
     // In the entry for what is asked, every sentence is about it: the first one, which says
     // what it is, rather than a later one that names it again.
-    let entry = may_be_entry && terms.iter().zip(&context).all(|(t, &c)| c || t.framing);
+    let entry = opening && names_whole && terms.iter().zip(&context).all(|(t, &c)| c || t.framing);
     let mut best = 0;
     let mut best_score = 0.0;
     for (i, covered) in per_sentence.iter().enumerate() {
