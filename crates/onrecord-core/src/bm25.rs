@@ -181,6 +181,7 @@ impl IndexBuilder {
                     .iter()
                     .map(|&(row, header)| (row as u32, header as u32))
                     .collect(),
+                code: draft.code.iter().map(|&u| u as u32).collect(),
                 n_terms,
             });
         }

@@ -49,6 +49,8 @@ pub struct FragmentDraft {
     pub sentences: Vec<Range<usize>>,
     /// Table body rows as `(row unit, header unit)` indices into `sentences`.
     pub table_rows: Vec<(usize, usize)>,
+    /// Indices into `sentences` of the units that are code, ascending.
+    pub code: Vec<usize>,
 }
 
 /// Cuts `doc` into fragments of at most `max_chars` characters (at least 80).
@@ -76,6 +78,7 @@ pub fn chunk(doc: &SourceDoc, max_chars: usize) -> Vec<FragmentDraft> {
                     text: String::new(),
                     sentences: Vec::new(),
                     table_rows: Vec::new(),
+                    code: Vec::new(),
                 });
                 if !frag.text.is_empty() {
                     frag.text.push_str(separator);
@@ -89,6 +92,9 @@ pub fn chunk(doc: &SourceDoc, max_chars: usize) -> Vec<FragmentDraft> {
                         .iter()
                         .map(|&(row, header)| (row + first_unit, header + first_unit)),
                 );
+                if block.kind == BlockKind::Code {
+                    frag.code.extend(first_unit..first_unit + piece.units.len());
+                }
                 frag.sentences.extend(
                     piece
                         .units
@@ -330,6 +336,7 @@ mod tests {
         assert!(frags.len() > 1);
         for f in &frags {
             assert_eq!(f.sentences, vec![0..f.text.len()]);
+            assert_eq!(f.code, vec![0], "the piece is marked as code");
             assert!(f.text.lines().all(|l| l.starts_with("larkctl")));
         }
     }

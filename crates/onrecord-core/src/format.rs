@@ -25,8 +25,8 @@ use crate::text::Lang;
 
 /// The first eight bytes of every index file.
 pub const MAGIC: [u8; 8] = *b"ONRINDEX";
-/// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 6;
+/// The format version this build writes and reads. 7: fragments mark their code units.
+pub const FORMAT_VERSION: u32 = 7;
 /// Length of the fixed header before the payload.
 pub const HEADER_LEN: usize = 56;
 
@@ -259,6 +259,9 @@ pub struct Fragment {
     pub sentences: Vec<(u32, u32)>,
     /// Table body rows as `(row unit, header unit)` indices into `sentences`, the header first.
     pub table_rows: Vec<(u32, u32)>,
+    /// Indices into `sentences` of the units that are code (a code block's pieces), ascending:
+    /// code shows how, it does not say what something is.
+    pub code: Vec<u32>,
     /// Number of indexed terms (the BM25 document length).
     pub n_terms: u32,
 }
@@ -482,6 +485,11 @@ pub(crate) fn validate_terms(terms: &[TermPostings], n_frags: usize) -> Result<(
 }
 
 impl Fragment {
+    /// Whether unit `i` is code.
+    pub(crate) fn is_code(&self, i: usize) -> bool {
+        self.code.binary_search(&(i as u32)).is_ok()
+    }
+
     /// The text of sentence (or table row) `i`, if there is one.
     pub(crate) fn sentence(&self, i: usize) -> Option<&str> {
         let &(start, end) = self.sentences.get(i)?;
@@ -518,6 +526,14 @@ impl Fragment {
         {
             return Err(DecodeError::Invalid(
                 "a table row names a missing unit or a header after it",
+            ));
+        }
+        // `is_code` binary-searches the list.
+        if self.code.windows(2).any(|w| w[0] >= w[1])
+            || self.code.last().is_some_and(|&u| u as usize >= n_units)
+        {
+            return Err(DecodeError::Invalid(
+                "code units are out of order or name a missing unit",
             ));
         }
         Ok(())

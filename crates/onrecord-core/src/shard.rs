@@ -68,10 +68,11 @@ pub const MANIFEST_MAGIC: [u8; 8] = *b"ONRMANIF";
 /// The first eight bytes of a shard.
 pub const SHARD_MAGIC: [u8; 8] = *b"ONRSHARD";
 
-/// The version of the sharded layout's files (manifest and shards). 8: a text shard's int8
+/// The version of the sharded layout's files (manifest and shards). 9: fragments mark their
+/// code units (the index's format 7); 8: a text shard's int8
 /// vectors are a shard of their own (`r-`), named by the text shard; 7: vector lists carry
 /// residual codes of `ann::CODE_BITS` bits a dimension, not int8 rows.
-pub const SHARD_FORMAT_VERSION: u32 = 8;
+pub const SHARD_FORMAT_VERSION: u32 = 9;
 
 /// Which IVF lists a question's vector search reads ([`Probes`]): the 8 whose centroids are
 /// nearest its vector, then further ones, 16 in all at most, whose centroid's cosine is within

@@ -26,6 +26,10 @@ fn fixture() -> Index {
                         kind: BlockKind::Table,
                         text: "Zone | Fee\n1 | 0\n2 | 95".into(),
                     },
+                    Block {
+                        kind: BlockKind::Code,
+                        text: "larkctl fee --zone 2".into(),
+                    },
                 ],
             }],
         },
@@ -249,7 +253,23 @@ fn sentence_ranges_out_of_order_or_overlapping_are_invalid() {
     let mut index = fixture();
     index.fragments[0].sentences = vec![(0, 10), (10, 10), (10, 20)];
     index.fragments[0].table_rows.clear();
+    index.fragments[0].code.clear();
     assert!(Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).is_ok());
+}
+
+#[test]
+fn code_units_out_of_order_or_missing_are_invalid() {
+    // `is_code` binary-searches the list, and a code unit must exist.
+    for code in [vec![1, 0], vec![0, 0], vec![99]] {
+        let mut index = fixture();
+        index.fragments[0].code = code.clone();
+        let err = Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).unwrap_err();
+        assert_eq!(
+            err,
+            DecodeError::Invalid("code units are out of order or name a missing unit"),
+            "{code:?}"
+        );
+    }
 }
 
 #[test]
