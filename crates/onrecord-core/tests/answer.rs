@@ -353,6 +353,68 @@ fn a_version_note_answers_only_a_question_about_changes() {
     assert!(quote.starts_with("Changed in version"), "{quote:?}");
 }
 
+/// Code shows how to do something, not what a thing is: a debug log that names the setting
+/// asked about is quoted for "how do I", never as the answer to "what is".
+#[test]
+fn code_is_quoted_for_how_to_questions_only() {
+    let debugging = SourceDoc {
+        sections: vec![SourceSection {
+            heading_path: vec!["Debugging".into()],
+            anchor: "debugging".into(),
+            blocks: vec![
+                Block::paragraph("Debug logs show what the app did while it ran."),
+                Block {
+                    kind: BlockKind::Code,
+                    text: "$ DEBUG=app:* node index.js\n  app:application set trust proxy to false"
+                        .into(),
+                },
+            ],
+        }],
+        ..page("debugging.md", "Debugging", "Debugging", "")
+    };
+    let index = index_of_pages(&[debugging]);
+    let config = answering_everything(2.0);
+    let answer = ask(&index, None, "What is the trust proxy setting?", &config);
+    assert!(
+        answer.quotes.iter().all(|q| !q.text.contains("DEBUG=")),
+        "{:?}",
+        answer.quotes
+    );
+    let answer = ask(
+        &index,
+        None,
+        "How do I set trust proxy when I debug?",
+        &config,
+    );
+    let quote = &answer.quotes[0].text;
+    assert!(quote.contains("set trust proxy"), "{quote:?}");
+    // Beside a sentence that answers, code may still add what the sentence leaves out.
+    let login = SourceDoc {
+        sections: vec![SourceSection {
+            heading_path: vec!["Logging in".into()],
+            anchor: "logging-in".into(),
+            blocks: vec![
+                Block {
+                    kind: BlockKind::Code,
+                    text: "larkctl login --token lk_live_EXAMPLE".into(),
+                },
+                Block::paragraph("The token is stored in your system keychain."),
+            ],
+        }],
+        ..page("setup.md", "Setup", "Logging in", "")
+    };
+    let index = index_of_pages(&[login]);
+    let answer = ask(
+        &index,
+        None,
+        "Where is the token stored after login?",
+        &config,
+    );
+    let quote = &answer.quotes[0].text;
+    assert!(quote.starts_with("larkctl login"), "{quote:?}");
+    assert!(quote.ends_with("keychain."), "{quote:?}");
+}
+
 /// The query model was distilled from an English teacher: a German question is answered by
 /// its words alone (as without a model), while an English one is read by meaning too.
 #[test]

@@ -102,15 +102,15 @@ pub(crate) fn union(a: &[bool], b: &[bool]) -> Covered {
     a.iter().zip(b).map(|(x, y)| *x || *y).collect()
 }
 
-/// Picks the quote of `fragment` for the question: its best sentence (the first on a tie) —
-/// the one carrying most of the question's weight, plus `prefer.shape_weight` of it when the
-/// sentence has the shape the question asks for (a number for "how much", …) — with the
-/// sentence before it when the best one opens by referring back ("It", "These") or the one
-/// before introduces it (ends with ':'), the sentence after when the best one introduces a
-/// list or code, and otherwise the neighbour that adds most of the question's missing terms,
-/// if any does. `opening`: the fragment opens its section. `names_whole`: its headings hold
-/// the question's written names whole; an opening fragment whose title and headings also name
-/// every word of the question is the entry for what is asked.
+/// Picks the quote of `fragment` for the question: its best sentence (the first on a tie; a code
+/// unit only when the question asks how) — the one carrying most of the question's weight, plus
+/// `prefer.shape_weight` of it when the sentence has the shape the question asks for (a number for
+/// "how much", …) — with the sentence before it when the best one opens by referring back ("It",
+/// "These") or the one before introduces it (ends with ':'), the sentence after when the best one
+/// introduces a list or code, and otherwise the neighbour that adds most of the question's missing
+/// terms, if any does. `opening`: the fragment opens its section. `names_whole`: its headings hold
+/// the question's written names whole; an opening fragment whose title and headings also name every
+/// word of the question is the entry for what is asked.
 pub(crate) fn pick(
     index: &Index,
     fragment: &Fragment,
@@ -134,6 +134,9 @@ pub(crate) fn pick(
     let is_header = |i: usize| fragment.table_rows.iter().any(|&(_, h)| h as usize == i);
     // A version note ("Changed in version 0.10: …") says what changed, not how things are.
     let version_note = |i: usize| !prefer.changes && is_change_note(sentence(i));
+    // Code shows how to do something; it does not say what a thing is or how much: a debug
+    // log that names the setting asked about is not its definition.
+    let quotable = |i: usize| prefer.kind == AskKind::HowTo || !fragment.is_code(i);
     let own_covered: Vec<Covered> = (0..fragment.sentences.len())
         .map(|i| wanted.covered(sentence(i)))
         .collect();
@@ -165,7 +168,7 @@ pub(crate) fn pick(
     let mut best_score = 0.0;
     for (i, covered) in per_sentence.iter().enumerate() {
         // A header row is context for its rows, not an answer of its own.
-        if is_header(i) || version_note(i) {
+        if is_header(i) || version_note(i) || !quotable(i) {
             continue;
         }
         let w = if entry {
@@ -187,6 +190,7 @@ pub(crate) fn pick(
     let none = vec![false; terms.len()];
     let own = per_sentence
         .get(best)
+        .filter(|_| quotable(best))
         .cloned()
         .unwrap_or_else(|| none.clone());
     // An entry's heading already names what a neighbour would add.
@@ -209,10 +213,15 @@ pub(crate) fn pick(
         last = best + 1;
     } else {
         // The neighbour that adds most of the question's weight the best sentence lacks.
+        // Code may add to a sentence that answers, never answer alone beside one that does not.
+        let carries = weight(terms, &own) > 0.0;
         let gain = |i: usize| -> f32 {
-            per_sentence.get(i).map_or(0.0, |c| {
-                weight(terms, &union(&own, c)) - weight(terms, &own)
-            })
+            per_sentence
+                .get(i)
+                .filter(|_| carries || quotable(i))
+                .map_or(0.0, |c| {
+                    weight(terms, &union(&own, c)) - weight(terms, &own)
+                })
         };
         let before = if prev.is_some() { gain(best - 1) } else { 0.0 };
         let after = if next.is_some() { gain(best + 1) } else { 0.0 };
@@ -231,6 +240,7 @@ pub(crate) fn pick(
         }
     }
     let in_quote = (first..=last)
+        .filter(|&i| i != best || quotable(i))
         .filter_map(|i| per_sentence.get(i))
         .fold(none, |acc, c| union(&acc, c));
     // The entry's name heads its first sentence as a table's header heads its row.

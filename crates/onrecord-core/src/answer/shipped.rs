@@ -8,65 +8,65 @@ use crate::retrieve::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -2.7066655,
+    bias: -2.7227314,
     weights: [
-        1.1937094,   // coverage
-        0.49469066,  // key_coverage
-        0.702517,    // in_quote
-        -0.12232592, // key_support
-        1.3275629,   // meaning
-        -4.4131503,  // salient_missing
-        -1.0063425,  // compound_missing
-        -0.86757356, // asks_quantity
-        0.4030834,   // quantity_shown
-        1.7927471,   // bigram_share
+        1.1364145,    // coverage
+        0.4979661,    // key_coverage
+        0.7462824,    // in_quote
+        -0.089804925, // key_support
+        1.4413809,    // meaning
+        -4.299259,    // salient_missing
+        -1.0306916,   // compound_missing
+        -0.89434606,  // asks_quantity
+        0.41134602,   // quantity_shown
+        1.6855141,    // bigram_share
     ],
-    threshold: 0.52,
+    threshold: 0.515,
     high: 0.79999995,
-    medium: 0.52,
+    medium: 0.515,
     reference: [
-        0.757377,    // coverage
-        0.8570155,   // key_coverage
-        0.65777653,  // in_quote
-        0.79834497,  // key_support
-        0.5092289,   // meaning
-        0.020147566, // salient_missing
-        0.01724138,  // compound_missing
-        0.23275863,  // asks_quantity
-        0.14655173,  // quantity_shown
-        0.34136987,  // bigram_share
+        0.75271606,  // coverage
+        0.854833,    // key_coverage
+        0.6515629,   // in_quote
+        0.7952942,   // key_support
+        0.5090819,   // meaning
+        0.021053921, // salient_missing
+        0.017094018, // compound_missing
+        0.23076923,  // asks_quantity
+        0.14529915,  // quantity_shown
+        0.3346964,   // bigram_share
     ],
 };
 
 /// Fit without vectors (lexical answers, before the query model arrives).
 pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -2.1490757,
+    bias: -1.8658,
     weights: [
-        0.76728976,  // coverage
-        0.76728976,  // key_coverage
-        0.25819215,  // in_quote
-        0.65205693,  // key_support
-        0.0,         // meaning
-        -3.2035785,  // salient_missing
-        -1.0023708,  // compound_missing
-        -0.65653306, // asks_quantity
-        0.49128935,  // quantity_shown
-        1.7271804,   // bigram_share
-    ],
-    threshold: 0.60499996,
-    high: 2.0,
-    medium: 0.60499996,
-    reference: [
-        0.750367,   // coverage
-        0.750367,   // key_coverage
-        0.65521574, // in_quote
-        0.7201855,  // key_support
+        0.6655376,  // coverage
+        0.6655376,  // key_coverage
+        0.3721946,  // in_quote
+        0.64339894, // key_support
         0.0,        // meaning
-        0.08974616, // salient_missing
-        0.01754386, // compound_missing
-        0.24561404, // asks_quantity
-        0.15789473, // quantity_shown
-        0.3325864,  // bigram_share
+        -3.6932771, // salient_missing
+        -0.9998139, // compound_missing
+        -0.75217,   // asks_quantity
+        0.44697806, // quantity_shown
+        1.6286222,  // bigram_share
+    ],
+    threshold: 0.615,
+    high: 0.775,
+    medium: 0.62,
+    reference: [
+        0.740391,    // coverage
+        0.740391,    // key_coverage
+        0.6453034,   // in_quote
+        0.70884,     // key_support
+        0.0,         // meaning
+        0.090053394, // salient_missing
+        0.016666668, // compound_missing
+        0.23333333,  // asks_quantity
+        0.15,        // quantity_shown
+        0.32675952,  // bigram_share
     ],
 };
 
