@@ -214,14 +214,12 @@ pub(crate) fn pick(
     } else {
         // The neighbour that adds most of the question's weight the best sentence lacks.
         // Code may add to a sentence that answers, never answer alone beside one that does not.
-        let carries = weight(terms, &own) > 0.0;
+        let base = weight(terms, &own);
         let gain = |i: usize| -> f32 {
             per_sentence
                 .get(i)
-                .filter(|_| carries || quotable(i))
-                .map_or(0.0, |c| {
-                    weight(terms, &union(&own, c)) - weight(terms, &own)
-                })
+                .filter(|_| base > 0.0 || quotable(i))
+                .map_or(0.0, |c| weight(terms, &union(&own, c)) - base)
         };
         let before = if prev.is_some() { gain(best - 1) } else { 0.0 };
         let after = if next.is_some() { gain(best + 1) } else { 0.0 };
