@@ -95,7 +95,8 @@ pub(crate) fn weight(terms: &[QueryTerm], covered: &[bool]) -> f32 {
         .zip(covered)
         .filter(|(_, c)| **c)
         .map(|(t, _)| t.idf)
-        .sum()
+        // From +0.0: an empty `sum` of floats is -0.0, which reports print as "-0.0".
+        .fold(0.0, |a, b| a + b)
 }
 
 pub(crate) fn union(a: &[bool], b: &[bool]) -> Covered {
@@ -387,6 +388,21 @@ fn encode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nothing_covered_weighs_plus_zero() {
+        let term = QueryTerm {
+            word: "queue".into(),
+            term_ids: vec![0],
+            hint_term_ids: Vec::new(),
+            idf: 2.0,
+            framing: false,
+            how_much: false,
+        };
+        let w = weight(&[term], &[false]);
+        // Reports print the share of a sentence that carries nothing: "0", not "-0".
+        assert_eq!(format!("{w:?}"), "0.0");
+    }
 
     #[test]
     fn text_fragment_links_keep_the_anchor_and_encode_syntax_characters() {
