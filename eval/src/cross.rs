@@ -978,7 +978,9 @@ pub fn run(
     for (i, line) in lost_lines.iter().enumerate() {
         let _ = writeln!(md, "| {} | {line} |", names[i]);
     }
+    // Each branch ends with a blank line (the reliability table's own, or this one).
     let mean_terse = if terse_results.is_empty() {
+        md.push('\n');
         Value::Null
     } else {
         let _ = writeln!(
@@ -996,7 +998,7 @@ pub fn run(
     };
     let _ = writeln!(
         md,
-        "\nKnobs chosen for each fold (on the other corpora):\n\n{knobs_lines}"
+        "Knobs chosen for each fold (on the other corpora):\n\n{knobs_lines}"
     );
 
     // What ships: the same procedure on every corpus's dev half.
