@@ -3,8 +3,8 @@
 //! three quotes come from different pages, and a decline cites nothing.
 
 use onrecord_core::{
-    AnswerConfig, AskKind, Block, BlockKind, Decline, Index, IndexBuilder, IndexSettings, Lang,
-    Mode, SourceDoc, SourceSection, ask, assess, chunk, query_terms, retrieve,
+    AnswerConfig, AskKind, Block, BlockKind, Decline, FEATURE_NAMES, Index, IndexBuilder,
+    IndexSettings, Lang, Mode, SourceDoc, SourceSection, ask, assess, chunk, query_terms, retrieve,
 };
 use proptest::prelude::*;
 
@@ -799,6 +799,31 @@ fn a_question_in_a_language_no_page_is_in_is_declined_as_such() {
     let both = index_of_pages(&[server, german_page]);
     let german = ask(&both, None, "Wie starte ich den Server?", &config);
     assert_eq!(german.mode, Mode::Answer, "{:?}", german.decline);
+}
+
+#[test]
+fn a_one_word_question_is_found_as_written_only_in_its_own_entry() {
+    // "What is HISTCONTROL?" has no word pairs to find; under its own heading the name is
+    // there as written, in a passing mention it is not.
+    let entry = index_of_pages(&[page(
+        "vars.md",
+        "Shell variables",
+        "HISTCONTROL",
+        "A colon-separated list of values controlling how commands are saved on the history list.",
+    )]);
+    let mention = index_of_pages(&[page(
+        "history.md",
+        "Shell history",
+        "Saving commands",
+        "Commands are saved on the history list unless HISTCONTROL says otherwise.",
+    )]);
+    const BIGRAM_SHARE: usize = 9;
+    assert_eq!(FEATURE_NAMES[BIGRAM_SHARE], "bigram_share");
+    let config = AnswerConfig::DEFAULT;
+    let question = "What is HISTCONTROL?";
+    let found = assess(&entry, None, question, &config).features.values[BIGRAM_SHARE];
+    let passing = assess(&mention, None, question, &config).features.values[BIGRAM_SHARE];
+    assert_eq!((found, passing), (1.0, 0.0));
 }
 
 #[test]

@@ -347,8 +347,12 @@ pub(super) fn assess(
     });
     let question_pairs = pairs(question, &analyzer, lang);
     let quote_pairs = pairs(&format!("{context}. {}", quoted.join(" ")), &analyzer, lang);
+    // A question of one word has no pairs: it is found as written where the quote is the
+    // entry for it, its heading naming it whole ("What is HISTCONTROL?" under
+    // "HISTCONTROL"); the word alone elsewhere counts for nothing (counting it let passing
+    // mentions through).
     let bigram_share = if question_pairs.is_empty() {
-        0.0
+        f32::from(u8::from(picked.first().is_some_and(|c| c.pick.entry)))
     } else {
         question_pairs
             .iter()
