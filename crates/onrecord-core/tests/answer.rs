@@ -802,6 +802,44 @@ fn a_question_in_a_language_no_page_is_in_is_declined_as_such() {
 }
 
 #[test]
+fn a_names_own_entry_is_quoted_even_when_ranked_below_the_passages_that_use_it() {
+    // Six short passages say "IFS" three times each and outrank its own entry, which names
+    // it once, in its heading; the entry still answers "What is IFS?".
+    let mut pages: Vec<SourceDoc> = (0..6)
+        .map(|i| {
+            page(
+                &format!("splitting-{i}.md"),
+                &format!("Word splitting {i}"),
+                &format!("Note {i}"),
+                "IFS splits words; IFS is read again; unset IFS.",
+            )
+        })
+        .collect();
+    pages.push(page(
+        "variables.md",
+        "Shell variables",
+        "IFS",
+        "A list of characters that separate fields; used when the shell splits words as part \
+         of expansion.",
+    ));
+    let index = index_of_pages(&pages);
+    let question = "What is IFS?";
+    let ranked: Vec<String> = retrieve(&index, None, question, 10)
+        .iter()
+        .filter_map(|h| index.fragment(h.fragment))
+        .filter_map(|f| index.doc_of(f).map(|d| d.url.clone()))
+        .collect();
+    let entry_at = ranked.iter().position(|u| u == "/variables/");
+    assert!(entry_at.is_some_and(|p| p >= 5), "{ranked:?}");
+    let answer = ask(&index, None, question, &answering_everything(0.1));
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    assert_eq!(
+        answer.quotes[0].citation.url, "/variables/#ifs",
+        "{answer:?}"
+    );
+}
+
+#[test]
 fn a_one_word_question_is_found_as_written_only_in_its_own_entry() {
     // "What is HISTCONTROL?" has no word pairs to find; under its own heading the name is
     // there as written, in a passing mention it is not.
