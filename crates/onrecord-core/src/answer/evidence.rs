@@ -223,26 +223,25 @@ pub(super) fn assess(
             continue;
         }
         res.ranked.push(hit.fragment);
+        // Past the first few, only the entry for what is asked competes, while none does: a
+        // name's own short entry can rank below the passages that use it ("What is IFS?").
+        let first_few = candidates.len() < config.top_k;
+        if !first_few && candidates.iter().any(|c| c.pick.entry) {
+            continue;
+        }
         let opening = opens_section(index, hit.fragment, fragment);
         let headings = fragment.heading_path.join("\n").to_lowercase();
         let names_whole = written.iter().all(|w| holds_whole(&headings, w));
-        if candidates.len() < config.top_k {
+        if !(first_few || opening && names_whole) {
+            continue;
+        }
+        let pick = pick(index, fragment, &terms, prefer, opening, names_whole);
+        if first_few || pick.entry {
             candidates.push(Candidate {
                 frag: hit.fragment,
                 fragment,
-                pick: pick(index, fragment, &terms, prefer, opening, names_whole),
+                pick,
             });
-        } else if opening && names_whole && !candidates.iter().any(|c| c.pick.entry) {
-            // The entry for what is asked competes from anywhere in the list: a name's own
-            // short entry can rank below the passages that use the name ("What is IFS?").
-            let pick = pick(index, fragment, &terms, prefer, opening, names_whole);
-            if pick.entry {
-                candidates.push(Candidate {
-                    frag: hit.fragment,
-                    fragment,
-                    pick,
-                });
-            }
         }
     }
     // Among the first few fragments, quote the one whose quote carries most of the question;
