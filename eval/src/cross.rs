@@ -12,12 +12,12 @@ use anyhow::{Context, Result, bail};
 use build_index::{Build, Embedder, Options, build_with};
 use onrecord_core::{
     AnswerConfig, AskKind, Assessment, DeclineModel, FEATURE_NAMES, Fusion, Index, N_FEATURES,
-    ORDER_FEATURE_NAMES, OrderModel, QueryModel, ShardSizes, ShardedIndex, assess, retrieve_fused,
+    QueryModel, ShardSizes, ShardedIndex, assess, retrieve_fused,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::fit::{self, OrderList, Row};
+use crate::fit::{self, Row};
 use crate::metrics::{self, Answering, DEPTH, Retrieval, content_word_share, is_relevant};
 use crate::questions::{self, Kind, Question, Split, select};
 
@@ -192,26 +192,6 @@ fn decided_rows(
     })
 }
 
-/// The quotable fragments of each answerable question, as the order fit sees them.
-fn order_lists(
-    c: &Corpus,
-    qs: &[&Question],
-    model: Option<&QueryModel>,
-    config: &AnswerConfig,
-) -> Vec<OrderList> {
-    qs.iter()
-        .filter(|q| q.answerable())
-        .map(|q| {
-            let a = assess(&c.built.index, model, &q.question, config);
-            a.ranked
-                .iter()
-                .zip(&a.order_features)
-                .map(|(&f, x)| (*x, is_relevant(&c.built.index, q, f)))
-                .collect()
-        })
-        .collect()
-}
-
 /// The rows of the questions whose evidence `keep` accepts.
 fn rows_where(
     c: &Corpus,
@@ -349,28 +329,18 @@ fn score(c: &Corpus, model: Option<&QueryModel>, qs: &[&Question], chosen: &Chos
 }
 
 fn knobs_json(config: &AnswerConfig, with_vectors: bool) -> Value {
-    let (model, order) = if with_vectors {
-        (&config.hybrid, &config.hybrid_order)
+    let model = if with_vectors {
+        &config.hybrid
     } else {
-        (&config.lexical, &config.lexical_order)
+        &config.lexical
     };
     json!({
         "vector_weight": config.fusion.vector_weight,
         "rerank_weight": config.fusion.rerank_weight,
         "rrf_c": config.fusion.rrf_c,
         "shape_weight": config.shape_weight,
-        "order": order_json(order),
         "decline": model_json(model),
     })
-}
-
-fn order_json(m: &OrderModel) -> Value {
-    let weights: serde_json::Map<String, Value> = ORDER_FEATURE_NAMES
-        .iter()
-        .zip(m.weights)
-        .map(|(n, w)| ((*n).to_owned(), json!(w)))
-        .collect();
-    Value::Object(weights)
 }
 
 fn model_json(m: &DeclineModel) -> Value {
@@ -384,10 +354,10 @@ fn model_json(m: &DeclineModel) -> Value {
 }
 
 fn knobs_text(config: &AnswerConfig, with_vectors: bool) -> String {
-    let (m, order) = if with_vectors {
-        (&config.hybrid, &config.hybrid_order)
+    let m = if with_vectors {
+        &config.hybrid
     } else {
-        (&config.lexical, &config.lexical_order)
+        &config.lexical
     };
     let cut = |c: f32| {
         if c > 1.0 {
@@ -397,25 +367,15 @@ fn knobs_text(config: &AnswerConfig, with_vectors: bool) -> String {
         }
     };
     format!(
-        "fusion {}/{}/{}, shape {}, order {}, decline p<{:.3}, high ≥{}, medium ≥{}",
+        "fusion {}/{}/{}, shape {}, decline p<{:.3}, high ≥{}, medium ≥{}",
         config.fusion.vector_weight,
         config.fusion.rerank_weight,
         config.fusion.rrf_c,
         config.shape_weight,
-        order_text(order),
         m.threshold,
         cut(m.high),
         cut(m.medium)
     )
-}
-
-/// The order model's weights, or "fused" when it keeps the fused order.
-fn order_text(m: &OrderModel) -> String {
-    if *m == OrderModel::FUSED {
-        return "fused".to_owned();
-    }
-    let w: Vec<String> = m.weights.iter().map(|w| format!("{w:.2}")).collect();
-    format!("[{}]", w.join(" "))
 }
 
 fn scored_json(s: &Scored, n: usize) -> Value {
@@ -745,12 +705,10 @@ pub fn run(
         });
         (r.mrr, r.recall_5)
     });
-    // Before the order model is fit, the quotable fragments keep the fused order.
+    // Before the reranker is fit, candidates keep the fused order.
     let base = |fusion: Fusion, shape_weight: f32| AnswerConfig {
         fusion,
         shape_weight,
-        hybrid_order: OrderModel::FUSED,
-        lexical_order: OrderModel::FUSED,
         ..AnswerConfig::DEFAULT
     };
     // Stage 2: the quote-shape weight by dev quote hit, with the fold's fusion.
@@ -790,26 +748,8 @@ pub fn run(
     let choose_config = |fold: usize, train: &[usize]| -> Chosen {
         let fusion = fusions[choose(&fusion_scores, train)];
         let shape_weight = SHAPE_GRID[choose(&shape_scores[fold], train)];
-        let fused = base(fusion, shape_weight);
-        // The order of the quotable fragments, fit on the training corpora's dev questions
-        // as the fused order and the fold's shape weight present them.
-        let order_lists = |with_vectors: bool| -> Vec<OrderList> {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = train
-                    .iter()
-                    .map(|&c| {
-                        let corpus = &corpora[c];
-                        let m = corpus.model.as_ref().filter(|_| with_vectors);
-                        s.spawn(move || order_lists(corpus, &corpus.split(Split::Dev), m, &fused))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .flat_map(|h| h.join().unwrap_or_default())
-                    .collect()
-            })
-        };
-        let fit_rows = |with_vectors: bool, config: &AnswerConfig| -> Vec<Row> {
+        let config = base(fusion, shape_weight);
+        let fit_rows = |with_vectors: bool| -> Vec<Row> {
             std::thread::scope(|s| {
                 let handles: Vec<_> = train
                     .iter()
@@ -817,7 +757,7 @@ pub fn run(
                         let corpus = &corpora[c];
                         let m = corpus.model.as_ref().filter(|_| with_vectors);
                         s.spawn(move || {
-                            decided_rows(corpus, c, &corpus.split(Split::Dev), m, config)
+                            decided_rows(corpus, c, &corpus.split(Split::Dev), m, &config)
                         })
                     })
                     .collect();
@@ -827,38 +767,11 @@ pub fn run(
                     .collect()
             })
         };
-        // The order model is kept only where the decline fit, each training corpus left out
-        // in turn, tells right answers from wrong better with it than in the fused order
-        // (a better-ranked list is not always better evidence).
-        let choose_order = |with_vectors: bool| -> (OrderModel, Vec<Row>) {
-            let fused_rows = fit_rows(with_vectors, &fused);
-            let order = fit::order_model(&order_lists(with_vectors));
-            let ordered = AnswerConfig {
-                hybrid_order: order,
-                lexical_order: order,
-                ..fused
-            };
-            let rows = fit_rows(with_vectors, &ordered);
-            if fit::held_out_accuracy(&rows) > fit::held_out_accuracy(&fused_rows) {
-                (order, rows)
-            } else {
-                (OrderModel::FUSED, fused_rows)
-            }
-        };
-        let (hybrid_order, hybrid_rows) = choose_order(true);
-        let (lexical_order, lexical_rows) = if vectors {
-            choose_order(false)
+        let hybrid_rows = fit_rows(true);
+        let lexical_rows = if vectors {
+            fit_rows(false)
         } else {
-            (hybrid_order, hybrid_rows.clone())
-        };
-        let config = AnswerConfig {
-            hybrid_order: if vectors {
-                hybrid_order
-            } else {
-                AnswerConfig::DEFAULT.hybrid_order
-            },
-            lexical_order,
-            ..fused
+            hybrid_rows.clone()
         };
         let hybrid = fit::decline_model(&hybrid_rows);
         let lexical = fit::decline_model(&lexical_rows);
@@ -1091,9 +1004,7 @@ pub fn run(
     // What ships: the same procedure on every corpus's dev half.
     let shipped = AnswerConfig::DEFAULT;
     let same = knobs_json(&pooled.config, vectors) == knobs_json(&shipped, vectors)
-        && (vectors
-            || pooled.config.lexical == shipped.lexical
-                && pooled.config.lexical_order == shipped.lexical_order);
+        && (vectors || pooled.config.lexical == shipped.lexical);
     let fit_on = if held.is_empty() {
         "all corpora".to_owned()
     } else {
@@ -1175,20 +1086,8 @@ fn shipped_rs(config: &AnswerConfig, vectors: bool) -> String {
             list(&m.reference)
         )
     };
-    let order = |m: &OrderModel| -> String {
-        if *m == OrderModel::FUSED {
-            return "OrderModel::FUSED".to_owned();
-        }
-        let list: String = m
-            .weights
-            .iter()
-            .zip(ORDER_FEATURE_NAMES)
-            .map(|(x, name)| format!("        {x:?}, // {name}\n"))
-            .collect();
-        format!("OrderModel {{\n    weights: [\n{list}    ],\n}}")
-    };
     format!(
-        "//! The shipped decline and order models, quote-shape weight and fusion knobs, as `eval --cross\n//! eval/corpora.json --write-shipped` fits them on the dev halves of every question set (this\n//! file is written by it{}). The cross-corpus table in `eval/results/cross-corpus.md` shows\n//! what the same procedure gives on each corpus when that corpus is left out of the fit.\n\nuse super::config::{{DeclineModel, OrderModel}};\nuse crate::retrieve::Fusion;\n\n/// Fit with vectors (the query model loaded).\npub(crate) const HYBRID: DeclineModel = {};\n\n/// Fit without vectors (lexical answers, before the query model arrives).\npub(crate) const LEXICAL: DeclineModel = {};\n\n/// How much the shape of a sentence counts when choosing what to quote.\npub(crate) const SHAPE_WEIGHT: f32 = {:?};\n\n/// The fusion knobs of hybrid + rerank.\npub(crate) const FUSION: Fusion = Fusion {{\n    vector_weight: {:?},\n    rerank_weight: {:?},\n    rrf_c: {:?},\n}};\n\n/// How the quotable fragments are ordered, with vectors.\npub(crate) const HYBRID_ORDER: OrderModel = {};\n\n/// How they are ordered for lexical answers.\npub(crate) const LEXICAL_ORDER: OrderModel = {};\n",
+        "//! The shipped decline models, quote-shape weight and fusion knobs, as `eval --cross\n//! eval/corpora.json --write-shipped` fits them on the dev halves of every question set (this\n//! file is written by it{}). The cross-corpus table in `eval/results/cross-corpus.md` shows\n//! what the same procedure gives on each corpus when that corpus is left out of the fit.\n\nuse super::config::DeclineModel;\nuse crate::retrieve::Fusion;\n\n/// Fit with vectors (the query model loaded).\npub(crate) const HYBRID: DeclineModel = {};\n\n/// Fit without vectors (lexical answers, before the query model arrives).\npub(crate) const LEXICAL: DeclineModel = {};\n\n/// How much the shape of a sentence counts when choosing what to quote.\npub(crate) const SHAPE_WEIGHT: f32 = {:?};\n\n/// The fusion knobs of hybrid + rerank.\npub(crate) const FUSION: Fusion = Fusion {{\n    vector_weight: {:?},\n    rerank_weight: {:?},\n    rrf_c: {:?},\n}};\n",
         if vectors {
             ""
         } else {
@@ -1200,8 +1099,6 @@ fn shipped_rs(config: &AnswerConfig, vectors: bool) -> String {
         config.fusion.vector_weight,
         config.fusion.rerank_weight,
         config.fusion.rrf_c,
-        order(&config.hybrid_order),
-        order(&config.lexical_order),
     )
 }
 

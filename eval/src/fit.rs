@@ -3,7 +3,7 @@
 //! confidence cut points. Everything is fit on the rows it is given; the cross-corpus protocol
 //! gives it the dev halves of the corpora that are not left out.
 
-use onrecord_core::{DeclineModel, N_FEATURES, N_ORDER_FEATURES, OrderModel};
+use onrecord_core::{DeclineModel, N_FEATURES};
 
 /// One question's evidence, as the fit sees it.
 #[derive(Debug, Clone)]
@@ -359,24 +359,6 @@ fn threshold(rows: &[Row], probs: &[f32]) -> f32 {
     best.1
 }
 
-/// Mean balanced accuracy over the corpora of `rows`, each answered by a decline model (weights
-/// and threshold) fit on the other corpora only: how well evidence like this can be told
-/// apart on a site the fit never saw. 0 with fewer than two corpora.
-pub fn held_out_accuracy(rows: &[Row]) -> f64 {
-    let corpora: std::collections::BTreeSet<usize> = rows.iter().map(|r| r.corpus).collect();
-    if corpora.len() < 2 {
-        return 0.0;
-    }
-    let mut sum = 0.0;
-    for &c in &corpora {
-        let (inner, held): (Vec<Row>, Vec<Row>) = rows.iter().cloned().partition(|r| r.corpus != c);
-        let model = answering_model(&inner);
-        let probs = probabilities(&model, &held);
-        sum += rates(&held, &probs, model.threshold).balanced_accuracy;
-    }
-    sum / corpora.len() as f64
-}
-
 /// The answers (probability, right, corpus) of each corpus in `rows` under a model fit, weights and
 /// threshold, on the other corpora only: what the confidence cuts are chosen on, as the labels
 /// must hold on a site the model never saw. `None` with fewer than two corpora.
@@ -398,85 +380,6 @@ fn held_out_answers(rows: &[Row]) -> Option<Vec<Answered>> {
         );
     }
     Some(answered)
-}
-
-/// One question's quotable fragments as the order fit sees them: each fragment's features
-/// and whether it holds the question's evidence.
-pub type OrderList = Vec<([f32; N_ORDER_FEATURES], bool)>;
-
-/// L2 penalty, gradient steps and step size of the order fit (on standardised features): as in
-/// the offline trial on the dev rows that led to it.
-const ORDER_L2: f64 = 1.0;
-const ORDER_STEPS: usize = 300;
-const ORDER_RATE: f64 = 0.5;
-
-/// Fits the order model listwise: a conditional logit whose softmax over each question's list
-/// puts its mass on the fragments that hold the evidence. Only lists with both kinds of
-/// fragment teach anything; with none, the fused order is kept.
-pub fn order_model(lists: &[OrderList]) -> OrderModel {
-    let lists: Vec<&OrderList> = lists
-        .iter()
-        .filter(|l| l.iter().any(|(_, y)| *y) && !l.iter().all(|(_, y)| *y))
-        .collect();
-    let rows: Vec<&[f32; N_ORDER_FEATURES]> = lists
-        .iter()
-        .flat_map(|l| l.iter().map(|(x, _)| x))
-        .collect();
-    if rows.is_empty() {
-        return OrderModel::FUSED;
-    }
-    let n = rows.len() as f64;
-    let mut mean = [0f64; N_ORDER_FEATURES];
-    let mut sd = [0f64; N_ORDER_FEATURES];
-    for j in 0..N_ORDER_FEATURES {
-        mean[j] = rows.iter().map(|x| f64::from(x[j])).sum::<f64>() / n;
-        let var = rows
-            .iter()
-            .map(|x| (f64::from(x[j]) - mean[j]).powi(2))
-            .sum::<f64>()
-            / n;
-        sd[j] = var.sqrt() + 1e-6;
-    }
-    let z = |x: &[f32; N_ORDER_FEATURES]| -> [f64; N_ORDER_FEATURES] {
-        std::array::from_fn(|j| (f64::from(x[j]) - mean[j]) / sd[j])
-    };
-    let lists: Vec<Vec<([f64; N_ORDER_FEATURES], f64)>> = lists
-        .iter()
-        .map(|l| {
-            let right = l.iter().filter(|(_, y)| *y).count() as f64;
-            l.iter()
-                .map(|(x, y)| (z(x), if *y { 1.0 / right } else { 0.0 }))
-                .collect()
-        })
-        .collect();
-    let groups = lists.len() as f64;
-    let mut w = [0f64; N_ORDER_FEATURES];
-    for _ in 0..ORDER_STEPS {
-        let mut grad = [0f64; N_ORDER_FEATURES];
-        for list in &lists {
-            let scores: Vec<f64> = list.iter().map(|(x, _)| dot(x, &w)).collect();
-            let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let exp: Vec<f64> = scores.iter().map(|s| (s - top).exp()).collect();
-            let sum: f64 = exp.iter().sum();
-            for ((x, target), e) in list.iter().zip(&exp) {
-                let diff = e / sum - target;
-                for j in 0..N_ORDER_FEATURES {
-                    grad[j] += x[j] * diff;
-                }
-            }
-        }
-        for j in 0..N_ORDER_FEATURES {
-            w[j] -= ORDER_RATE * (grad[j] + ORDER_L2 * w[j]) / groups;
-        }
-    }
-    // On the raw features (a shift is the same for every fragment of a list: no bias).
-    OrderModel {
-        weights: std::array::from_fn(|j| (w[j] / sd[j]) as f32),
-    }
-}
-
-fn dot(a: &[f64; N_ORDER_FEATURES], b: &[f64; N_ORDER_FEATURES]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 #[cfg(test)]
@@ -590,31 +493,5 @@ mod tests {
     fn solve_inverts_a_small_system() {
         let x = solve(vec![vec![2.0, 1.0], vec![1.0, 3.0]], vec![3.0, 5.0]).unwrap();
         assert!((x[0] - 0.8).abs() < 1e-9 && (x[1] - 1.4).abs() < 1e-9);
-    }
-
-    #[test]
-    fn the_order_fit_puts_first_what_holds_the_question_as_written() {
-        // Ten questions of four fragments: the right one holds the question's pairs as
-        // written, wherever fusion placed it; one list with no right fragment teaches nothing.
-        let mut lists: Vec<OrderList> = (0..10)
-            .map(|q| {
-                (0..4)
-                    .map(|place| {
-                        let right = place == q % 4;
-                        let mut x = [0f32; N_ORDER_FEATURES];
-                        x[0] = 1.0 / (1.0 + place as f32);
-                        x[2] = if right { 0.8 } else { 0.1 };
-                        (x, right)
-                    })
-                    .collect()
-            })
-            .collect();
-        lists.push(vec![([1.0; N_ORDER_FEATURES], false)]);
-        let model = order_model(&lists);
-        assert!(model.weights[2] > 0.0, "{model:?}");
-        let first = [1.0, 0.0, 0.1, 0.0, 0.0];
-        let fourth = [0.25, 0.0, 0.8, 0.0, 0.0];
-        assert!(model.score(&fourth) > model.score(&first), "{model:?}");
-        assert_eq!(order_model(&[]), OrderModel::FUSED);
     }
 }

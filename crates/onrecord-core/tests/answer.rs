@@ -4,8 +4,7 @@
 
 use onrecord_core::{
     AnswerConfig, AskKind, Block, BlockKind, Decline, FEATURE_NAMES, Index, IndexBuilder,
-    IndexSettings, Lang, Mode, N_ORDER_FEATURES, ORDER_FEATURE_NAMES, OrderModel, SourceDoc,
-    SourceSection, ask, assess, chunk, query_terms, retrieve,
+    IndexSettings, Lang, Mode, SourceDoc, SourceSection, ask, assess, chunk, query_terms, retrieve,
 };
 use proptest::prelude::*;
 
@@ -897,49 +896,4 @@ fn a_name_asked_about_is_answered_from_its_own_entry_by_its_first_sentence() {
         "{answer:?}"
     );
     assert_eq!(answer.quotes[0].citation.url, "/bash-env/#bash_env");
-}
-
-#[test]
-fn the_order_model_puts_first_the_fragment_that_holds_the_question_as_written() {
-    // Fusion ranks first the page that says "release" and "profile" most often, apart; the
-    // page that says "release profile" as written answers the question.
-    let index = index_of_pages(&[
-        page(
-            "dates.md",
-            "Release dates",
-            "Profiles",
-            "Release dates: every profile lists one. Release notes name each profile. A \
-             profile may skip a release.",
-        ),
-        page(
-            "profiles.md",
-            "Build settings",
-            "Optimized builds",
-            "Settings of the release profile apply to optimized builds.",
-        ),
-    ]);
-    let question = "Where do I change the release profile?";
-    let url = |frag: u32| {
-        index
-            .fragment(frag)
-            .and_then(|f| index.doc_of(f))
-            .map(|d| d.url.clone())
-    };
-    let mut config = AnswerConfig::DEFAULT;
-    config.lexical_order = OrderModel::FUSED;
-    let fused: Vec<_> = assess(&index, None, question, &config)
-        .ranked
-        .into_iter()
-        .map(url)
-        .collect();
-    assert_eq!(fused[0].as_deref(), Some("/dates/"), "{fused:?}");
-    const PAIRS_AS_WRITTEN: usize = 2;
-    assert_eq!(ORDER_FEATURE_NAMES[PAIRS_AS_WRITTEN], "pairs_as_written");
-    let mut weights = [0.0; N_ORDER_FEATURES];
-    (weights[0], weights[PAIRS_AS_WRITTEN]) = (1.0, 2.0);
-    config.lexical_order = OrderModel { weights };
-    let a = assess(&index, None, question, &config);
-    let ordered: Vec<_> = a.ranked.iter().map(|&f| url(f)).collect();
-    assert_eq!(ordered[0].as_deref(), Some("/profiles/"), "{ordered:?}");
-    assert_eq!(a.order_features.len(), a.ranked.len());
 }

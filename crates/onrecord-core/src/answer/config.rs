@@ -87,45 +87,6 @@ impl DeclineModel {
     }
 }
 
-/// How many features order the quotable fragments.
-pub const N_ORDER_FEATURES: usize = 5;
-
-/// The features that order the quotable fragments, by position in a fragment's row of
-/// [`super::Assessment::order_features`]; names for reports.
-pub const ORDER_FEATURE_NAMES: [&str; N_ORDER_FEATURES] = [
-    "fused_place",
-    "fused_score",
-    "pairs_as_written",
-    "in_sentences",
-    "in_headings",
-];
-
-/// A linear model that orders the quotable fragments before one is chosen to quote: a
-/// fragment's score is the weighted sum of its [`ORDER_FEATURE_NAMES`] values, best first, the
-/// fused order kept on a tie (all weights zero: the fused order). Fit listwise (a conditional
-/// logit: the right fragments' share of the softmax over each question's list) by the eval.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OrderModel {
-    /// One weight per feature.
-    pub weights: [f32; N_ORDER_FEATURES],
-}
-
-impl OrderModel {
-    /// Keeps the fused order.
-    pub const FUSED: OrderModel = OrderModel {
-        weights: [0.0; N_ORDER_FEATURES],
-    };
-
-    /// A fragment's score: higher is better.
-    pub fn score(&self, features: &[f32; N_ORDER_FEATURES]) -> f32 {
-        self.weights
-            .iter()
-            .zip(features)
-            .map(|(w, x)| w * x)
-            .fold(0.0, |a, b| a + b)
-    }
-}
-
 /// Knobs of the answerer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AnswerConfig {
@@ -133,10 +94,6 @@ pub struct AnswerConfig {
     pub hybrid: DeclineModel,
     /// The decline model used for lexical answers (before the query model arrives).
     pub lexical: DeclineModel,
-    /// How the quotable fragments are ordered when the question has a vector.
-    pub hybrid_order: OrderModel,
-    /// How they are ordered for lexical answers.
-    pub lexical_order: OrderModel,
     /// How much a sentence of the shape the question asks for (a number for "how much", …)
     /// counts, in shares of the question's weight, when choosing what to quote.
     pub shape_weight: f32,
@@ -155,8 +112,6 @@ impl AnswerConfig {
     pub const DEFAULT: AnswerConfig = AnswerConfig {
         hybrid: crate::answer::shipped::HYBRID,
         lexical: crate::answer::shipped::LEXICAL,
-        hybrid_order: crate::answer::shipped::HYBRID_ORDER,
-        lexical_order: crate::answer::shipped::LEXICAL_ORDER,
         shape_weight: crate::answer::shipped::SHAPE_WEIGHT,
         hint_floor: 0.5,
         top_k: 5,

@@ -1,7 +1,7 @@
 //! The evidence for a question: what retrieval found, what each of the best fragments would
 //! quote, and the features the decline model weighs. Nothing here decides.
 
-use super::config::{AnswerConfig, Features, N_ORDER_FEATURES};
+use super::config::{AnswerConfig, Features};
 use super::kind::{AskKind, ask_kind, topic_subject};
 use super::quote::{Pick, Preference, Wanted, only_version_notes, pick, union, weight};
 use super::turn::Scope;
@@ -63,9 +63,6 @@ pub struct Assessment {
     /// The quotable fragments in the order the answerer weighed them, best first (set-aside
     /// pages left out): what the eval scores as the shipped retrieval.
     pub ranked: Vec<u32>,
-    /// For each of [`Assessment::ranked`], the features the order model weighed (in the
-    /// order of [`super::ORDER_FEATURE_NAMES`]): what the eval fits the order model on.
-    pub order_features: Vec<[f32; N_ORDER_FEATURES]>,
     /// For a question about what the pages say on a subject ([`AskKind::Topic`]): the first
     /// quote's page is about it: it holds every word of the subject and names it.
     pub about_page: bool,
@@ -124,7 +121,6 @@ pub(super) fn assess(
         missing_on_page: Vec::new(),
         incomplete: Vec::new(),
         ranked: Vec::new(),
-        order_features: Vec::new(),
         about_page: false,
         names: names(question),
     };
@@ -206,7 +202,7 @@ pub(super) fn assess(
     // asked must hold whole: the title "Bash …" and the heading "ENV" are not that entry.
     let written = compounds(question);
     let mut set_aside: Vec<Candidate> = Vec::new();
-    let mut quotable: Vec<(&Hit, Candidate)> = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
     for (position, hit) in hits.iter().enumerate() {
         let Some(fragment) = index.fragment(hit.fragment) else {
             continue;
@@ -226,51 +222,26 @@ pub(super) fn assess(
             }
             continue;
         }
-        let opening = opens_section(index, hit.fragment, fragment);
-        let headings = fragment.heading_path.join("\n").to_lowercase();
-        let names_whole = written.iter().all(|w| holds_whole(&headings, w));
-        quotable.push((
-            hit,
-            Candidate {
-                frag: hit.fragment,
-                fragment,
-                pick: pick(index, fragment, &terms, prefer, opening, names_whole),
-            },
-        ));
-    }
-    // The quotable fragments reordered by the order model (best first, the fused order kept
-    // on a tie), each with its features.
-    let order = if res.has_vector {
-        config.hybrid_order
-    } else {
-        config.lexical_order
-    };
-    let top_score = quotable.first().map_or(0.0, |(h, _)| h.score);
-    let mut ordered: Vec<(f32, [f32; N_ORDER_FEATURES], Candidate)> = quotable
-        .into_iter()
-        .enumerate()
-        .map(|(place, (hit, c))| {
-            let x = order_features(index, question, &terms, place, hit, top_score, &c);
-            (order.score(&x), x, c)
-        })
-        .collect();
-    // An insertion sort: stable, a handful of fragments, and no sort code in the wasm.
-    for i in 1..ordered.len() {
-        let mut j = i;
-        while j > 0 && ordered[j - 1].0 < ordered[j].0 {
-            ordered.swap(j - 1, j);
-            j -= 1;
-        }
-    }
-    let mut candidates: Vec<Candidate> = Vec::new();
-    for (_, x, c) in ordered {
-        res.ranked.push(c.frag);
-        res.order_features.push(x);
+        res.ranked.push(hit.fragment);
         // Past the first few, only the entry for what is asked competes, while none does: a
         // name's own short entry can rank below the passages that use it ("What is IFS?").
         let first_few = candidates.len() < config.top_k;
-        if first_few || c.pick.entry && !candidates.iter().any(|c| c.pick.entry) {
-            candidates.push(c);
+        if !first_few && candidates.iter().any(|c| c.pick.entry) {
+            continue;
+        }
+        let opening = opens_section(index, hit.fragment, fragment);
+        let headings = fragment.heading_path.join("\n").to_lowercase();
+        let names_whole = written.iter().all(|w| holds_whole(&headings, w));
+        if !(first_few || opening && names_whole) {
+            continue;
+        }
+        let pick = pick(index, fragment, &terms, prefer, opening, names_whole);
+        if first_few || pick.entry {
+            candidates.push(Candidate {
+                frag: hit.fragment,
+                fragment,
+                pick,
+            });
         }
     }
     // Among the first few fragments, quote the one whose quote carries most of the question;
@@ -504,50 +475,6 @@ fn compound(
         chosen.push(i);
     }
     chosen
-}
-
-/// What orders a quotable fragment, `place`-th in the fused list (in the order of
-/// [`super::ORDER_FEATURE_NAMES`]): its fused place and score (a share of the first's), the
-/// share of the question's word pairs its page title, headings and text hold as written, and
-/// the shares of the question's weight in the sentences it would quote and in its headings.
-fn order_features(
-    index: &Index,
-    question: &str,
-    terms: &[QueryTerm],
-    place: usize,
-    hit: &Hit,
-    top_score: f32,
-    c: &Candidate,
-) -> [f32; N_ORDER_FEATURES] {
-    let doc = index.doc_of(c.fragment);
-    let lang = doc.map_or(index.default_lang, |d| d.lang);
-    let analyzer = Analyzer::new(lang, index.settings.stemming);
-    let heads = format!(
-        "{}. {}",
-        doc.map_or("", |d| d.title.as_str()),
-        c.fragment.heading_path.join(". ")
-    );
-    let question_pairs = pairs(question, &analyzer, lang);
-    let pairs_as_written = if question_pairs.is_empty() {
-        0.0
-    } else {
-        let found = pairs(&format!("{heads}. {}", c.fragment.text), &analyzer, lang);
-        question_pairs.iter().filter(|p| found.contains(p)).count() as f32
-            / question_pairs.len() as f32
-    };
-    let in_headings = Wanted::new(index, lang, terms).covered(&heads);
-    // In the order of ORDER_FEATURE_NAMES.
-    [
-        1.0 / (1.0 + place as f32),
-        if top_score > 0.0 {
-            hit.score / top_score
-        } else {
-            0.0
-        },
-        pairs_as_written,
-        share_of(terms, &c.pick.in_quote),
-        share_of(terms, &in_headings),
-    ]
 }
 
 /// Adjacent content-word pairs of `text`, stemmed ("default line", "line length"): a phrase

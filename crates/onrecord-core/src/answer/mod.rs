@@ -28,10 +28,7 @@ use crate::question::{QuestionError, check_question};
 use crate::text::tokens;
 use crate::vector::QueryModel;
 
-pub use self::config::{
-    AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FEATURES, N_ORDER_FEATURES,
-    ORDER_FEATURE_NAMES, OrderModel,
-};
+pub use self::config::{AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FEATURES};
 pub use self::evidence::Assessment;
 pub use self::explore::explore;
 pub use self::kind::{AskKind, ask_kind};
