@@ -7,7 +7,8 @@ use crate::collection::Collection;
 use crate::format::{Bm25Params, Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
 use crate::page::PageKind;
 use crate::text::{
-    Analyzer, Lang, asks_how_much, is_framing, is_stopword, skips_as_previous, tokens,
+    Analyzer, Lang, asks_how_much, in_contraction, is_framing, is_stopword, skips_as_previous,
+    tokens,
 };
 
 /// How many times a title word counts towards term frequency.
@@ -244,6 +245,11 @@ pub struct QueryTerm {
     /// the subject, so retrieval leaves it out (a page about "how long we keep data" is not
     /// about a battery's warranty); the answer's gates still weigh it.
     pub how_much: bool,
+    /// Part of a contraction, not a word of its own: the "s" of "SPOOL_DIR's", the "doesn" of
+    /// "doesn't" ([`crate::text`]'s `in_contraction`). Weighed as any word (measured: leaving
+    /// such words out of the question cost right answers), never named in a decline while a
+    /// word of the subject is.
+    pub contraction: bool,
 }
 
 impl QueryTerm {
@@ -266,7 +272,7 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
     let mut seen: Vec<String> = Vec::new();
     let mut res = Vec::new();
     let mut previous = String::new();
-    for (_, word) in tokens(question) {
+    for (range, word) in tokens(question) {
         if res.len() == MAX_QUERY_TERMS {
             break;
         }
@@ -293,6 +299,7 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         let idf = (1.0 + (n_frags - df + 0.5) / (df + 0.5)).ln();
         res.push(QueryTerm {
             framing: langs.iter().any(|&l| is_framing(&word, l)),
+            contraction: in_contraction(question, &range),
             how_much,
             word,
             term_ids,

@@ -165,6 +165,28 @@ pub fn tokens(text: &str) -> impl Iterator<Item = (std::ops::Range<usize>, Strin
     })
 }
 
+/// Clitics an English contraction writes after an apostrophe ("SPOOL_DIR's", "we've", "I'm").
+const CLITICS: &[&str] = &["d", "ll", "m", "re", "s", "t", "ve"];
+
+/// Whether the token at `range` of `text` is part of an English contraction, not a word of
+/// its own: the clitic after an apostrophe ("SPOOL_DIR*'s*", "we*'ve*") or the auxiliary
+/// before "n't" ("*doesn*'t", "*won*'t"). A decline never names one (the visitor wrote no
+/// word "s"); the question is still matched with them, which measured better than without.
+pub(crate) fn in_contraction(text: &str, range: &std::ops::Range<usize>) -> bool {
+    let apostrophe = |c: char| c == '\'' || c == '\u{2019}';
+    let word = text.get(range.clone()).unwrap_or("").to_lowercase();
+    let mut before = text.get(..range.start).unwrap_or("").chars().rev();
+    let clitic = before.next().is_some_and(apostrophe)
+        && before.next().is_some_and(char::is_alphanumeric)
+        && CLITICS.contains(&word.as_str());
+    let mut after = text.get(range.end..).unwrap_or("").chars();
+    let negated = word.ends_with('n')
+        && after.next().is_some_and(apostrophe)
+        && after.next().is_some_and(|c| c == 't' || c == 'T')
+        && !after.next().is_some_and(char::is_alphanumeric);
+    clitic || negated
+}
+
 /// Whether `word` (lowercased) is a stopword in `lang`.
 pub fn is_stopword(word: &str, lang: Lang) -> bool {
     let list: &[&str] = match lang {
@@ -433,6 +455,31 @@ mod tests {
 
     fn words(text: &str) -> Vec<String> {
         tokens(text).map(|(_, w)| w).collect()
+    }
+
+    #[test]
+    fn contractions_are_told_from_words() {
+        let kept = |text: &str| -> Vec<String> {
+            tokens(text)
+                .filter(|(r, _)| !in_contraction(text, r))
+                .map(|(_, w)| w)
+                .collect()
+        };
+        assert_eq!(
+            kept("What is SPOOL_DIR's default? We\u{2019}ve tried, it doesn't start."),
+            [
+                "what", "is", "spool", "dir", "default", "we", "tried", "it", "start"
+            ]
+        );
+        assert_eq!(kept("I'm sure I WON'T"), ["i", "sure", "i"]);
+        // Not contractions: a quoted letter, a French elision, a word that only ends in "n".
+        assert_eq!(kept("the 's' key"), ["the", "s", "key"]);
+        assert_eq!(
+            kept("qu'est-ce que l'index"),
+            ["qu", "est", "ce", "que", "l", "index"]
+        );
+        assert_eq!(kept("run 'tests'"), ["run", "tests"]);
+        assert_eq!(kept("Don"), ["don"]);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! quote, and the features the decline model weighs. Nothing here decides.
 
 use super::config::{AnswerConfig, Features};
-use super::kind::{AskKind, ask_kind, topic_subject};
+use super::kind::{AskKind, ask_kind, gives_value_in_words, topic_subject};
 use super::quote::{Pick, Preference, Wanted, only_version_notes, pick, union, weight};
 use super::turn::Scope;
 use super::{Decline, Quote, Section, citation};
@@ -66,6 +66,9 @@ pub struct Assessment {
     /// For a question about what the pages say on a subject ([`AskKind::Topic`]): the first
     /// quote's page is about it: it holds every word of the subject and names it.
     pub about_page: bool,
+    /// The question asks for a number, and the quote gives none in digits but one in words
+    /// or a stated default ("defaults to `/var/spool`"): a decline must not say it gives none.
+    pub value_in_words: bool,
     /// The question's words as written where that is not lower case, runs of two or three
     /// capitalised words as one ("Jane Doe", "Wren"): a decline names them so, and names the
     /// whole name rather than the one word of it that is missing.
@@ -122,6 +125,7 @@ pub(super) fn assess(
         incomplete: Vec::new(),
         ranked: Vec::new(),
         about_page: false,
+        value_in_words: false,
         names: names(question),
     };
     if let Some(why) = bad_question {
@@ -335,6 +339,9 @@ pub(super) fn assess(
         && quoted
             .iter()
             .any(|q| q.chars().any(|ch| ch.is_ascii_digit()));
+    res.value_in_words = asks_quantity
+        && !quantity_shown
+        && quoted.iter().any(|q| gives_value_in_words(question, q));
     let (context, lang) = picked
         .first()
         .map_or((String::new(), index.default_lang), |c| {
@@ -599,8 +606,22 @@ fn holds_whole(text: &str, written: &str) -> bool {
 /// "Cargo.toml", "C++", "1.2.3") and options ("--line-length"), lowercased.
 fn compounds(question: &str) -> Vec<String> {
     let mut res: Vec<String> = Vec::new();
-    for raw in question.split_whitespace() {
-        let word = raw.trim_matches(|c: char| {
+    for written in written_compounds(question) {
+        let lower = written.to_lowercase();
+        if !res.contains(&lower) {
+            res.push(lower);
+        }
+    }
+    res
+}
+
+/// The written forms [`compounds`] finds, as the question writes them ("UPLOAD_TIMEOUT"), a
+/// possessive left off ("SPOOL_DIR's" is "SPOOL_DIR").
+fn written_compounds<'a>(question: &'a str) -> Vec<&'a str> {
+    let mut res: Vec<&str> = Vec::new();
+    // Quotes, brackets and the question's punctuation around a word are not part of it.
+    let bare = |w: &'a str| -> &'a str {
+        w.trim_matches(|c: char| {
             matches!(
                 c,
                 '?' | '!'
@@ -618,8 +639,17 @@ fn compounds(question: &str) -> Vec<String> {
                     | '['
                     | ']'
             )
-        });
-        let word = word.trim_end_matches(['.', ':']);
+        })
+        .trim_end_matches(['.', ':'])
+    };
+    for raw in question.split_whitespace() {
+        // A possessive is read as the bare word: "#[global_allocator]'s" as
+        // "#[global_allocator]".
+        let word = bare(raw);
+        let word = ["'s", "\u{2019}s"]
+            .iter()
+            .find_map(|p| word.strip_suffix(p))
+            .map_or(word, bare);
         let inner = word
             .trim_start_matches('-')
             .chars()
@@ -628,10 +658,7 @@ fn compounds(question: &str) -> Vec<String> {
         let mixed =
             word.chars().any(|c| c.is_ascii_digit()) && word.chars().any(char::is_alphabetic);
         if has_alnum && (inner || mixed || word.starts_with("--")) {
-            let lower = word.to_lowercase();
-            if !res.contains(&lower) {
-                res.push(lower);
-            }
+            res.push(word);
         }
     }
     res
@@ -724,7 +751,8 @@ fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingH
 /// opens): runs of two or three capitalised words ("What does Jane Doe think?" gives "Jane
 /// Doe"), and any other word written otherwise than in lower case ("Wren", "HTTP"). A word in
 /// capitals is not part of a run, save one letter ("Person A"), and a longer run is a question
-/// in title case, whose words count one by one.
+/// in title case, whose words count one by one. Written forms ([`written_compounds`],
+/// "UPLOAD_TIMEOUT") come first, so a word of one is named as the whole form.
 fn names(question: &str) -> Vec<String> {
     type Run = Vec<std::ops::Range<usize>>;
     fn close(question: &str, run: &mut Run, names: &mut Vec<String>) {
@@ -738,7 +766,11 @@ fn names(question: &str) -> Vec<String> {
         }
         run.clear();
     }
-    let mut names = Vec::new();
+    // Written forms first: "TIMEOUT" of "UPLOAD_TIMEOUT" is named as the whole form.
+    let mut names: Vec<String> = written_compounds(question)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
     let mut run: Run = Vec::new();
     for (i, (range, lower)) in tokens(question).enumerate() {
         let word = question.get(range.clone()).unwrap_or("");
@@ -786,6 +818,20 @@ mod tests {
         );
         assert!(compounds("Can I send back my e-bike if I change my mind?").is_empty());
         assert!(compounds("What is 42?").is_empty());
+        // A possessive is no part of the name; the written form keeps its case for naming.
+        assert_eq!(compounds("What is SPOOL_DIR's default?"), ["spool_dir"]);
+        assert_eq!(
+            compounds("What is #[global_allocator]'s job?"),
+            compounds("What is #[global_allocator]?")
+        );
+        assert_eq!(
+            written_compounds("Is UPLOAD_TIMEOUT\u{2019}s unit seconds?"),
+            ["UPLOAD_TIMEOUT"]
+        );
+        assert_eq!(
+            names("What is the default UPLOAD_TIMEOUT?")[0],
+            "UPLOAD_TIMEOUT"
+        );
     }
 
     #[test]

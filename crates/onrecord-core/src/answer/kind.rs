@@ -288,9 +288,57 @@ const INSTRUCTION_OPENERS: &[&str] = &[
     "use",
 ];
 
+/// Numbers written as words ("ten days", "twice a year").
+const NUMBER_WORDS: &[&str] = &[
+    "dozen", "eight", "eleven", "fifty", "five", "forty", "four", "hundred", "million", "nine",
+    "once", "one", "seven", "six", "sixty", "ten", "thirty", "thousand", "three", "twelve",
+    "twenty", "twice", "two",
+];
+/// How a sentence states a default value that need not be a number ("defaults to
+/// /var/spool/relay", "the default is `auto`"); "by default" names no value.
+const DEFAULT_CUES: &[&str] = &[
+    "(default",
+    "default is",
+    "default value is",
+    "default:",
+    "defaults to",
+];
+
+/// Whether `unit` gives, without a digit, what a question asking for a number may want: a
+/// number in words, or (when `question` asks for a default) a stated default. Such a unit
+/// is not declined as "giving no number" (the gates still weigh it as one without digits).
+pub(crate) fn gives_value_in_words(question: &str, unit: &str) -> bool {
+    let asks_default = tokens(question).any(|(_, w)| w == "default" || w == "defaults");
+    let lower = unit.to_lowercase();
+    tokens(unit).any(|(_, w)| NUMBER_WORDS.contains(&w.as_str()))
+        || asks_default && DEFAULT_CUES.iter().any(|c| lower.contains(c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_can_be_given_in_words() {
+        let q = "What is the default spool directory?";
+        assert!(gives_value_in_words(
+            q,
+            "It defaults to `/var/spool/relay`."
+        ));
+        assert!(!gives_value_in_words(q, "Jobs are spooled by default."));
+        assert!(!gives_value_in_words(
+            "Where do jobs wait?",
+            "It defaults to `/var/spool/relay`."
+        ));
+        assert!(gives_value_in_words(
+            "How often is it retried?",
+            "Twice a day."
+        ));
+        assert!(!gives_value_in_words(
+            "How often is it retried?",
+            "Now and then."
+        ));
+    }
 
     #[test]
     fn kinds_come_from_the_opening_words() {

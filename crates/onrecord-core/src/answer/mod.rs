@@ -371,11 +371,15 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
         missing_on_page,
         incomplete,
         about_page,
+        value_in_words,
         names,
         ..
     } = assessment;
     let declined = |decline: Decline| Answer {
-        decline: Some(with_named_words(decline, &terms, &names)),
+        decline: Some(
+            with_named_words(decline, &terms, &names)
+                .unwrap_or(Decline::BelowFloor { coverage, meaning }),
+        ),
         mode: if hints.is_empty() {
             Mode::NotFound
         } else {
@@ -401,7 +405,7 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
     // no question set measures its precision.
     let passes = model.reaches(&features, model.threshold);
     if !(passes || about_page) || quotes.is_empty() {
-        return declined(reason(
+        let why = reason(
             model,
             &features,
             &terms,
@@ -409,7 +413,14 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
             &missing_on_page,
             coverage,
             meaning,
-        ));
+        );
+        // A passage that gives the value in words ("defaults to /var/spool") does not give
+        // "none": it falls short as a whole.
+        return declined(if why == Decline::NoAmount && value_in_words {
+            Decline::BelowFloor { coverage, meaning }
+        } else {
+            why
+        });
     }
     let confidence = if !passes {
         Confidence::Low
@@ -490,23 +501,26 @@ fn reason(
 /// The words a decline names, as the question wrote them ([`Assessment::names`]): a word of a
 /// name ("Doe") as the whole name ("Jane Doe"), each once, and framing words ("think", "docs")
 /// only when nothing else is missing, since they say how the question is put, not what it asks
-/// about.
+/// about. Parts of contractions ("s", "doesn") are no words a visitor wrote: never named.
 fn named(words: &[String], terms: &[QueryTerm], names: &[String]) -> Vec<String> {
-    let framing = |w: &String| terms.iter().any(|t| t.framing && t.word == *w);
-    let subject: Vec<&String> = words.iter().filter(|w| !framing(w)).collect();
-    let chosen = if subject.is_empty() {
-        words.iter().collect()
-    } else {
-        subject
-    };
+    let term = |w: &String| terms.iter().find(|t| t.word == *w);
+    let words: Vec<&String> = words
+        .iter()
+        .filter(|w| !term(w).is_some_and(|t| t.contraction))
+        .collect();
+    let framing = |w: &&String| term(w).is_some_and(|t| t.framing);
+    let subject: Vec<&String> = words.iter().copied().filter(|w| !framing(w)).collect();
+    let chosen = if subject.is_empty() { words } else { subject };
     let mut out: Vec<String> = Vec::new();
     for word in chosen {
         let name = names
             .iter()
-            .find(|n| tokens(n).any(|(_, t)| t == *word))
+            .find(|n| n.to_lowercase() == *word || tokens(n).any(|(_, t)| t == *word))
             .unwrap_or(word);
         // Once: "HTTP" is not named again beside "http/3".
-        let holds = |named: &String| tokens(named).any(|(_, t)| t == *word);
+        let holds = |named: &String| {
+            named.to_lowercase() == *word || tokens(named).any(|(_, t)| t == *word)
+        };
         if !out.contains(name) && !out.iter().any(holds) {
             out.push(name.clone());
         }
@@ -515,15 +529,21 @@ fn named(words: &[String], terms: &[QueryTerm], names: &[String]) -> Vec<String>
 }
 
 /// `decline` with its words as [`named`] names them.
-fn with_named_words(decline: Decline, terms: &[QueryTerm], names: &[String]) -> Decline {
-    match decline {
+/// `None` when it was a decline for words and names none (only parts of contractions were
+/// missing): the caller then says the passage falls short as a whole.
+fn with_named_words(decline: Decline, terms: &[QueryTerm], names: &[String]) -> Option<Decline> {
+    let decline = match decline {
         Decline::Missing { terms: words } => Decline::Missing {
             terms: named(&words, terms, names),
         },
         Decline::NeverMentioned { terms: words } => Decline::NeverMentioned {
             terms: named(&words, terms, names),
         },
-        other => other,
+        other => return Some(other),
+    };
+    match &decline {
+        Decline::Missing { terms } | Decline::NeverMentioned { terms } if terms.is_empty() => None,
+        _ => Some(decline),
     }
 }
 
@@ -570,6 +590,35 @@ mod tests {
         assert_eq!(why(&features), Decline::NoAmount);
         features.values[8] = 1.0;
         assert_ne!(why(&features), Decline::NoAmount);
+    }
+
+    /// A decline never names the pieces of a contraction ("s" of "SPOOL_DIR's"): with only
+    /// those missing it names no word at all, and the caller says the passage falls short.
+    #[test]
+    fn parts_of_contractions_are_never_named() {
+        let term = |word: &str, contraction: bool| QueryTerm {
+            word: word.into(),
+            term_ids: Vec::new(),
+            hint_term_ids: Vec::new(),
+            idf: 1.0,
+            framing: false,
+            how_much: false,
+            contraction,
+        };
+        let terms = [term("spool", false), term("s", true), term("think", false)];
+        let names = ["SPOOL_DIR".to_owned()];
+        let missing = |words: &[&str]| Decline::Missing {
+            terms: words.iter().map(|w| (*w).to_owned()).collect(),
+        };
+        assert_eq!(
+            with_named_words(missing(&["spool", "s"]), &terms, &names),
+            Some(missing(&["SPOOL_DIR"]))
+        );
+        assert_eq!(with_named_words(missing(&["s"]), &terms, &names), None);
+        assert_eq!(
+            with_named_words(Decline::NoAmount, &terms, &names),
+            Some(Decline::NoAmount)
+        );
     }
 
     /// `reason` names features by position; this keeps the positions and the names in step.

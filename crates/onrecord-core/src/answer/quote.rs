@@ -398,6 +398,7 @@ mod tests {
             idf: 2.0,
             framing: false,
             how_much: false,
+            contraction: false,
         };
         let w = weight(&[term], &[false]);
         // Reports print the share of a sentence that carries nothing: "0", not "-0".
