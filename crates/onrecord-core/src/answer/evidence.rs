@@ -409,7 +409,11 @@ pub(super) fn assess(
                 .zip(&on_pages)
                 .zip(&common)
                 .filter(|((t, on), c)| {
-                    !t.framing && !**on && !**c && (!t.in_corpus() || weight_of(t) >= PARTIAL_SHARE)
+                    !t.framing
+                        && !t.contraction
+                        && !**on
+                        && !**c
+                        && (!t.in_corpus() || weight_of(t) >= PARTIAL_SHARE)
                 })
                 .map(|((t, _), _)| t.word.clone()),
         )

@@ -445,7 +445,7 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
         related,
         hints,
         decline: None,
-        missing_terms,
+        missing_terms: named(&missing_terms, &terms, &names),
     }
 }
 
