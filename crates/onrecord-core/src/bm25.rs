@@ -246,9 +246,9 @@ pub struct QueryTerm {
     /// about a battery's warranty); the answer's gates still weigh it.
     pub how_much: bool,
     /// Part of a contraction, not a word of its own: the "s" of "SPOOL_DIR's", the "doesn" of
-    /// "doesn't" ([`crate::text`]'s `in_contraction`). Weighed as any word (measured: leaving
-    /// such words out of the question cost right answers), never named in a decline while a
-    /// word of the subject is.
+    /// "doesn't" (`text::in_contraction`). Weighed as any word (measured: leaving
+    /// such words out of the question cost right answers), never named to the visitor as a
+    /// missing word.
     pub contraction: bool,
 }
 
