@@ -4,7 +4,7 @@
 # the Rust Reference and the rustc-dev-guide (scripts/sites.sh builds it from ../shared/corpora).
 # Build time (median of RUNS runs, except the cold vector build: one run, cache emptied first),
 # output bytes (every file written, and the sum of each file gzipped -9), pages and fragments.
-# A benchmark, not a test: scripts/test.sh does not run it. README.md has its table.
+# A benchmark, not a test: scripts/test.sh does not run it. eval/notes/2026-12-01-markdown-against-built-sites.md has its table.
 #
 #   scripts/bench-build.sh [RUNS]       RUNS defaults to 3
 #

@@ -6,7 +6,7 @@
 # scripts/serve.mjs, which does not compress; bytes are split into the widget (wasm, JS, CSS), the
 # index files and the lazy query model, with median and p95 over the questions, and the warm
 # latency of a second question in the same context (tests/e2e/bench-scale.mjs).
-# A benchmark, not a test: scripts/test.sh does not run it. README.md has its table.
+# A benchmark, not a test: scripts/test.sh does not run it. eval/notes/2026-12-01-sharded-index.md has its table.
 #
 #   scripts/bench-scale.sh [--single] [--questions N]
 #
