@@ -13,40 +13,49 @@
 //! MyST's `{include}` (and `{literalinclude}`, as code) honour `:start-line:`, `:end-line:`,
 //! `:start-after:` and `:end-before:`; they are only read outside code fences.
 //!
-//! Paths resolve against the including file's folder. An include may read anything inside the
-//! corpus root's parent folder (docs often include `../CHANGES.md`), nothing further out, no
-//! absolute path, and never a private note. A file that cannot be included becomes a warning
-//! naming the page and line, and nothing is put in its place: nothing is quoted that the site
-//! does not show. Nesting stops at [`MAX_DEPTH`], a page's included bytes at [`MAX_BYTES`].
+//! Paths resolve against the including file's folder. An include may read a regular file
+//! inside the include root once links are resolved (the corpus root, unless the site owner
+//! names another: docs often include `../CHANGES.md`), nothing further out, no absolute path,
+//! never a FIFO, socket or device (issue 43), and never a private note. A file that cannot be
+//! included becomes a warning naming the page and line (at most [`MAX_SAME_WARNINGS`] of one
+//! kind per page, then a count), and nothing is put in its place: nothing is quoted that the
+//! site does not show. Nesting stops at [`MAX_DEPTH`], a page's included bytes at [`MAX_BYTES`].
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+
+use crate::files::{self, FileError, MAX_FILE_BYTES};
 
 /// mdBook's own limit on nested includes.
 pub(crate) const MAX_DEPTH: usize = 10;
 /// At most this many included bytes per page (all includes together).
 pub(crate) const MAX_BYTES: usize = 8_000_000;
+/// Warnings of one kind a page lists before it counts the rest: 200,000 includes of a missing
+/// file are five lines and a count, not 23 MB of log.
+pub(crate) const MAX_SAME_WARNINGS: usize = 5;
 
 /// What includes may read, and which files they must never read.
 pub(crate) struct Scope<'a> {
     /// The corpus root (canonical); warnings name files relative to it.
     pub(crate) root: PathBuf,
-    /// The folder includes must stay inside (canonical): the root's parent.
+    /// The folder includes must stay inside (canonical): the include root.
     pub(crate) fence: PathBuf,
     /// Whether a file (path relative to the root when inside it, and bytes) is private.
     pub(crate) is_private: &'a dyn Fn(Option<&str>, &[u8]) -> bool,
 }
 
 impl<'a> Scope<'a> {
-    /// The scope of a corpus at `root`.
+    /// The scope of a corpus at `root` whose includes may read inside `include_root` (the root
+    /// itself when `None`).
     pub(crate) fn new(
         root: &Path,
+        include_root: Option<&Path>,
         is_private: &'a dyn Fn(Option<&str>, &[u8]) -> bool,
     ) -> Scope<'a> {
-        let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        let fence = root
-            .parent()
-            .map_or_else(|| root.clone(), Path::to_path_buf);
+        let canonical = |dir: &Path| fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let root = canonical(root);
+        let fence = include_root.map_or_else(|| root.clone(), canonical);
         Scope {
             root,
             fence,
@@ -69,14 +78,22 @@ pub(crate) fn expand(scope: &Scope<'_>, rel: &str, text: &str, first_line: usize
     let mut state = State {
         scope,
         warnings: Vec::new(),
+        unlisted: BTreeMap::new(),
         files: Vec::new(),
         bytes: 0,
     };
     let file = scope.root.join(rel);
     let text = state.expand(&file, text, first_line, 0);
+    let mut warnings = state.warnings;
+    for (kind, (_, more)) in state.unlisted.iter().filter(|(_, (_, more))| *more > 0) {
+        warnings.push(format!(
+            "{rel}: {more} more include{} not rendered ({kind}); nothing included",
+            if *more == 1 { "" } else { "s" }
+        ));
+    }
     Expanded {
         text,
-        warnings: state.warnings,
+        warnings,
         files: state.files,
     }
 }
@@ -84,6 +101,8 @@ pub(crate) fn expand(scope: &Scope<'_>, rel: &str, text: &str, first_line: usize
 struct State<'s, 'a> {
     scope: &'s Scope<'a>,
     warnings: Vec<String>,
+    /// Per kind of warning: how many were listed, and how many more were only counted.
+    unlisted: BTreeMap<&'static str, (usize, usize)>,
     files: Vec<(String, Vec<u8>)>,
     bytes: usize,
 }
@@ -188,6 +207,7 @@ impl State<'_, '_> {
                     file,
                     line_no,
                     whole,
+                    "no such anchor",
                     &format!("no anchor '{selector}' in {path}"),
                 );
                 continue;
@@ -267,76 +287,93 @@ impl State<'_, '_> {
         path: &str,
         depth: usize,
     ) -> Option<String> {
-        let refuse = |state: &mut Self, why: &str| {
-            state.warn(file, line_no, whole, why);
+        let refuse = |state: &mut Self, kind: &'static str, why: &str| {
+            state.warn(file, line_no, whole, kind, why);
             None
         };
         if path.is_empty() {
-            return refuse(self, "no file named");
+            return refuse(self, "no file named", "no file named");
         }
         if depth >= MAX_DEPTH {
             return refuse(
                 self,
+                "nested too deep",
                 &format!("includes nest deeper than {MAX_DEPTH} (an include cycle?)"),
             );
         }
         if Path::new(path).is_absolute() || path.starts_with(['/', '\\']) {
-            return refuse(self, "absolute paths are not included");
+            return refuse(self, "absolute path", "absolute paths are not included");
         }
-        let target = match fs::canonicalize(resolve_dir(file).join(path)) {
-            Ok(t) => t,
-            Err(e) => return refuse(self, &format!("cannot read {path} ({e})")),
-        };
-        if !target.starts_with(&self.scope.fence) {
-            return refuse(
-                self,
-                &format!(
-                    "{path} is outside {}, the folder includes may read",
-                    self.scope.fence.display()
-                ),
-            );
-        }
-        let size = fs::metadata(&target).map(|m| m.len()).unwrap_or(0);
-        if self.bytes.saturating_add(size as usize) > MAX_BYTES {
-            return refuse(
-                self,
-                &format!("{path} would take the page's includes over {MAX_BYTES} bytes"),
-            );
-        }
-        let bytes = match fs::read(&target) {
-            Ok(b) => b,
-            Err(e) => return refuse(self, &format!("cannot read {path} ({e})")),
+        // The page's budget, or the cap on one file when more than that is left.
+        let left = MAX_BYTES.saturating_sub(self.bytes) as u64;
+        let cap = left.min(MAX_FILE_BYTES);
+        let read = files::read_within(&resolve_dir(file).join(path), &self.scope.fence, cap);
+        let (target, bytes) = match read {
+            Ok(read) => read,
+            Err(FileError::Outside { fence, .. }) => {
+                return refuse(
+                    self,
+                    "outside the include root",
+                    &format!(
+                        "{path} is outside {}, the folder includes may read (--include-root names another)",
+                        fence.display()
+                    ),
+                );
+            }
+            Err(FileError::TooLarge { .. }) if cap < MAX_FILE_BYTES => {
+                return refuse(
+                    self,
+                    "too large",
+                    &format!("{path} would take the page's includes over {MAX_BYTES} bytes"),
+                );
+            }
+            Err(e @ (FileError::NotRegular { .. } | FileError::TooLarge { .. })) => {
+                return refuse(self, "not a readable file", &format!("{path} {e}"));
+            }
+            Err(e) => return refuse(self, "cannot read", &format!("cannot read {path} ({e})")),
         };
         let rel = target
             .strip_prefix(&self.scope.root)
             .ok()
             .map(|r| r.to_string_lossy().replace('\\', "/"));
         if (self.scope.is_private)(rel.as_deref(), &bytes) {
-            return refuse(self, &format!("{path} is a private note"));
+            return refuse(self, "private note", &format!("{path} is a private note"));
         }
         let Ok(text) = String::from_utf8(bytes.clone()) else {
-            return refuse(self, &format!("{path} is not UTF-8 text"));
+            return refuse(self, "not UTF-8", &format!("{path} is not UTF-8 text"));
         };
         self.bytes += bytes.len();
         self.files.push((self.name(&target), bytes));
         Some(text)
     }
 
-    fn warn(&mut self, file: &Path, line_no: usize, whole: &str, why: &str) {
+    /// Records a warning, or only counts it past [`MAX_SAME_WARNINGS`] of its kind.
+    fn warn(&mut self, file: &Path, line_no: usize, whole: &str, kind: &'static str, why: &str) {
+        let (listed, more) = self.unlisted.entry(kind).or_default();
+        if *listed >= MAX_SAME_WARNINGS {
+            *more += 1;
+            return;
+        }
+        *listed += 1;
         let name = self.name(file);
         self.warnings.push(format!(
             "{name}:{line_no}: {whole}: {why}; nothing included"
         ));
     }
 
-    /// A file's name for people: relative to the root, or `../…` in the root's parent.
+    /// A file's name for people: relative to the root (`../…` when it lies in the include root
+    /// above it), or as given.
     fn name(&self, file: &Path) -> String {
         let canonical = fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
         if let Ok(rel) = canonical.strip_prefix(&self.scope.root) {
             return rel.to_string_lossy().replace('\\', "/");
         }
-        if let Ok(rel) = canonical.strip_prefix(&self.scope.fence) {
-            return format!("../{}", rel.to_string_lossy().replace('\\', "/"));
+        if let (Ok(rel), Ok(up)) = (
+            canonical.strip_prefix(&self.scope.fence),
+            self.scope.root.strip_prefix(&self.scope.fence),
+        ) {
+            let ups = "../".repeat(up.components().count());
+            return format!("{ups}{}", rel.to_string_lossy().replace('\\', "/"));
         }
         file.display().to_string()
     }
@@ -492,7 +529,7 @@ mod tests {
         write(dir.path(), "secret.md", "outside\n");
         let private = |rel: Option<&str>, _: &[u8]| rel == Some("private/n.md");
         write(&root, "private/n.md", "secret body\n");
-        let scope = Scope::new(&root, &private);
+        let scope = Scope::new(&root, None, &private);
         let page = "```rust\n{{#rustdoc_include code.rs:main}}\n```\n\
                     {{#include part.md}}\n\
                     \\{{#include code.rs}} is escaped.\n\
@@ -525,7 +562,8 @@ mod tests {
             "src/page.md:11: {{#include ../private/n.md}}: ../private/n.md is a private note; nothing included"
         );
 
-        let scope = Scope::new(&root, &never_private);
+        // The include root names the folder above, where the change log is.
+        let scope = Scope::new(&root, Some(&dir.path().join("corpora")), &never_private);
         let myst = "Intro.\n\n```{include} ../../CHANGES.md\n:start-line: 2\n```\n\n````md\n```{include} ../../CHANGES.md\n```\n````\n";
         let out = expand(&scope, "src/changes.md", myst, 1);
         assert_eq!(
@@ -541,12 +579,101 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("docs");
         write(&root, "a.md", "A {{#include a.md}}\n");
-        let scope = Scope::new(&root, &never_private);
+        let scope = Scope::new(&root, None, &never_private);
         let out = expand(&scope, "x.md", "{{#include a.md}}\n", 1);
         assert_eq!(out.text, format!("{}\n", "A ".repeat(MAX_DEPTH)));
         assert_eq!(out.warnings.len(), 1);
         assert!(
             out.warnings[0].starts_with("a.md:1: {{#include a.md}}: includes nest deeper than 10")
+        );
+    }
+
+    /// Issue 43: the fence is the corpus root unless an include root is named, so a corpus at
+    /// `/docs` cannot read `/etc` through `../`.
+    #[test]
+    fn includes_stay_inside_the_corpus_root_unless_an_include_root_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("docs");
+        write(dir.path(), "app-secret.conf", "CANARY_SECRET_include\n");
+        write(&root, "page.md", "");
+        let scope = Scope::new(&root, None, &never_private);
+        let out = expand(&scope, "page.md", "{{#include ../app-secret.conf}}\n", 1);
+        assert!(!out.text.contains("CANARY"), "{}", out.text);
+        assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+        assert!(
+            out.warnings[0].contains("../app-secret.conf is outside "),
+            "{:?}",
+            out.warnings
+        );
+        let scope = Scope::new(&root, Some(dir.path()), &never_private);
+        let out = expand(&scope, "page.md", "{{#include ../app-secret.conf}}\n", 1);
+        assert!(out.text.contains("CANARY_SECRET_include"), "{}", out.text);
+    }
+
+    /// Issue 43: a link inside the root whose target is outside is refused like the target.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_out_of_the_include_root_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("docs");
+        write(dir.path(), "secret.txt", "CANARY_SECRET_link\n");
+        write(&root, "page.md", "");
+        std::os::unix::fs::symlink(dir.path().join("secret.txt"), root.join("notes.md")).unwrap();
+        let scope = Scope::new(&root, None, &never_private);
+        let out = expand(&scope, "page.md", "{{#include notes.md}}\n", 1);
+        assert!(!out.text.contains("CANARY"), "{}", out.text);
+        assert!(out.warnings[0].contains("is outside"), "{:?}", out.warnings);
+    }
+
+    /// Issue 43: a FIFO, a device and a folder are never opened (a FIFO would block the build),
+    /// even with the widest include root.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn fifos_and_devices_are_never_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("docs");
+        write(&root, "page.md", "");
+        let fifo = root.join("pipe.md");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        std::os::unix::fs::symlink("/dev/zero", root.join("zero.md")).unwrap();
+        let scope = Scope::new(&root, Some(Path::new("/")), &never_private);
+        let page = "{{#include pipe.md}}\n{{#include zero.md}}\n{{#include ../docs}}\n";
+        let out = expand(&scope, "page.md", page, 1);
+        assert_eq!(out.text, "\n\n\n");
+        let warnings = out.warnings.join("\n");
+        assert!(
+            warnings.contains("pipe.md is a FIFO, which the build never opens"),
+            "{warnings}"
+        );
+        assert!(
+            warnings.contains("zero.md is a character device, which the build never opens"),
+            "{warnings}"
+        );
+        assert!(warnings.contains("../docs is a folder"), "{warnings}");
+    }
+
+    /// Issue 43: 200,000 includes of a missing file are five warnings and a count.
+    #[test]
+    fn repeated_failing_includes_are_counted_not_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("docs");
+        write(&root, "page.md", "");
+        let page = "{{#include missing.md}}\n".repeat(200_000);
+        let scope = Scope::new(&root, None, &never_private);
+        let out = expand(&scope, "page.md", &page, 1);
+        assert_eq!(
+            out.warnings.len(),
+            MAX_SAME_WARNINGS + 1,
+            "{:?}",
+            &out.warnings[..8]
+        );
+        assert_eq!(
+            out.warnings[MAX_SAME_WARNINGS],
+            "page.md: 199995 more includes not rendered (cannot read); nothing included"
         );
     }
 }

@@ -9,6 +9,7 @@
 //! The light reader for visitors' notes stays in the core (`LightReader`), where the wasm size
 //! budget keeps it small; `tests/conformance.rs` lists where it may differ from this one.
 
+pub mod files;
 pub mod frontmatter;
 mod html;
 mod include;
@@ -54,9 +55,17 @@ impl<'a> MarkdownReader<'a> {
         is_private: &'a dyn Fn(Option<&str>, &[u8]) -> bool,
     ) -> MarkdownReader<'a> {
         MarkdownReader {
-            scope: include::Scope::new(root, is_private),
+            scope: include::Scope::new(root, None, is_private),
             default_lang,
         }
+    }
+
+    /// The same reader with includes fenced to `include_root` (canonicalized) instead of the
+    /// corpus root: a site whose pages include `../CHANGES.md` names the folder above.
+    pub fn include_root(mut self, include_root: &Path) -> MarkdownReader<'a> {
+        let root = self.scope.root.clone();
+        self.scope = include::Scope::new(&root, Some(include_root), self.scope.is_private);
+        self
     }
 }
 
