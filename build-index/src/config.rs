@@ -11,11 +11,13 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use onrecord_core::Collection;
 use onrecord_sources::collection_name;
+use onrecord_sources::files::{self, FileError};
 use serde::Deserialize;
 
 /// The file's name at the corpus root.
@@ -52,10 +54,16 @@ impl Config {
     /// Reads `root/onrecord.yml`; no file means no settings. Errors name the file and line.
     pub(crate) fn load(root: &Path) -> Result<Config> {
         let path = root.join(CONFIG_FILE);
-        if !path.is_file() {
-            return Ok(Config::default());
-        }
-        let bytes = fs::read(&path).with_context(|| format!("{CONFIG_FILE}: cannot read"))?;
+        let fence = fs::canonicalize(root)
+            .with_context(|| format!("cannot read the corpus at {}", root.display()))?;
+        // Read as the pages are (issue 43): inside the input folder, a regular file, capped.
+        let bytes = match files::read_within(&path, &fence, files::MAX_FILE_BYTES) {
+            Ok((_, bytes)) => bytes,
+            Err(FileError::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(Config::default());
+            }
+            Err(e) => bail!("{CONFIG_FILE}: {e}"),
+        };
         let text = std::str::from_utf8(&bytes)
             .map_err(|_| anyhow::anyhow!("{CONFIG_FILE}: not UTF-8 text"))?;
         let mut config = parse(text)?;

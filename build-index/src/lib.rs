@@ -23,6 +23,7 @@ use onrecord_core::{
     RoutingHint, ShardSizes, ShardedFiles, SourceDoc, SourceSection, VectorIndex, VectorLists,
     chunk, page_kind,
 };
+use onrecord_sources::files::{self, FileError, MAX_FILE_BYTES};
 use onrecord_sources::{
     HtmlReader, MarkdownReader, frontmatter, has_body_marker, is_html, is_markdown,
 };
@@ -55,6 +56,9 @@ pub struct Options {
     /// Files or folders (relative to the corpus root, `/`-separated, with `*`, `?` and `**`
     /// wildcards) that are not read: a vendored theme's pages, an archive of old versions.
     pub exclude: Vec<String>,
+    /// The folder includes may read (`None`: the corpus root itself). Docs that include
+    /// `../CHANGES.md` name the folder above; nothing outside it is ever read.
+    pub include_root: Option<PathBuf>,
 }
 
 impl Options {
@@ -68,6 +72,7 @@ impl Options {
             site_names: Vec::new(),
             adapt: None,
             exclude: Vec::new(),
+            include_root: None,
         }
     }
 }
@@ -170,10 +175,11 @@ pub fn build(root: &Path, options: &Options) -> Result<Build> {
 /// Builds the index, with fragment vectors when an embedder is given.
 pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -> Result<Build> {
     let mut report = Report::default();
-    let mut files = Vec::new();
-    walk(root, root, &mut files)
-        .with_context(|| format!("cannot list the corpus at {}", root.display()))?;
-    files.sort();
+    let Listing {
+        files,
+        fence,
+        mut warnings,
+    } = list_files(root)?;
 
     let private_prefix = format!("{}/", options.private_dir.trim_matches('/'));
     // An include never brings a private note's body into a public page.
@@ -210,10 +216,10 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
             ));
         }
     }
-    let markdown_reader = MarkdownReader::new(root, options.default_lang, &is_private);
+    let markdown_reader = markdown_reader(root, options, &is_private);
     let html_reader = HtmlReader {
         default_lang: options.default_lang,
-        body_marked: input == Input::Html && any_body_marker(root, &files)?,
+        body_marked: input == Input::Html && any_body_marker(root, &fence, &files)?,
     };
     let reader: &dyn Reader = match input {
         Input::Markdown => &markdown_reader,
@@ -248,7 +254,9 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
             report.pages_skipped.push((rel.clone(), why));
             continue;
         }
-        let bytes = fs::read(root.join(rel)).with_context(|| format!("{rel}: cannot read file"))?;
+        let Some(bytes) = read_file(root, &fence, rel, &mut warnings)? else {
+            continue;
+        };
         // A private note gives a routing hint built from its public-safe frontmatter fields;
         // its body is dropped here and never reaches the index builder.
         let in_private_dir = rel.starts_with(&private_prefix);
@@ -301,9 +309,12 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
             hasher.update((bytes.len() as u64).to_le_bytes());
             hasher.update(bytes);
         }
-        report.warnings.extend(page.warnings.iter().cloned());
+        for warning in &page.warnings {
+            warnings.push(page_warning_kind(warning), warning.clone());
+        }
         pages.push(page);
     }
+    report.warnings.extend(warnings.finish());
     if input == Input::Html {
         drop_duplicates(&mut pages, &mut report);
         drop_site_chrome(&mut pages, &mut report);
@@ -754,7 +765,7 @@ pub fn parse_page(root: &Path, rel: &str, bytes: &[u8], options: &Options) -> Re
     let is_private = |rel: Option<&str>, bytes: &[u8]| {
         rel.is_some_and(|r| r.starts_with(&private_prefix)) || declares_private(bytes)
     };
-    let reader = MarkdownReader::new(root, options.default_lang, &is_private);
+    let reader = markdown_reader(root, options, &is_private);
     match reader.read(rel, &utf8(rel, bytes)?)? {
         Read::Page(page) => Ok(ParsedPage {
             doc: page.doc,
@@ -831,9 +842,7 @@ fn segment_matches(pattern: &str, name: &str) -> bool {
 
 /// What the corpus at `root` is read as (markdown or a built HTML site), as [`build`] decides.
 pub fn corpus_input(root: &Path, options: &Options) -> Result<Input> {
-    let mut files = Vec::new();
-    walk(root, root, &mut files)
-        .with_context(|| format!("cannot list the corpus at {}", root.display()))?;
+    let files = list_files(root)?.files;
     let private_prefix = format!("{}/", options.private_dir.trim_matches('/'));
     Ok(Input::detect(&files, &private_prefix))
 }
@@ -841,22 +850,25 @@ pub fn corpus_input(root: &Path, options: &Options) -> Result<Input> {
 /// The text a page shows as the build reads it (title, headings and blocks, one per line), or
 /// `None` when the page asks not to be indexed. For checking that quoted evidence is on a page.
 pub fn page_text(root: &Path, rel: &str, options: &Options) -> Result<Option<String>> {
-    let bytes = fs::read(root.join(rel)).with_context(|| format!("{rel}: cannot read file"))?;
+    let fence = fs::canonicalize(root)
+        .with_context(|| format!("cannot read the corpus at {}", root.display()))?;
+    let mut warnings = WarningLog::default();
+    let Some(bytes) = read_file(root, &fence, rel, &mut warnings)? else {
+        bail!("{}", warnings.finish().join("; "));
+    };
     let text = utf8(rel, &bytes)?;
     let private_prefix = format!("{}/", options.private_dir.trim_matches('/'));
     let is_private = |rel: Option<&str>, bytes: &[u8]| {
         rel.is_some_and(|r| r.starts_with(&private_prefix)) || declares_private(bytes)
     };
     let read = if is_html(rel) {
-        let mut files = Vec::new();
-        walk(root, root, &mut files)?;
         let reader = HtmlReader {
             default_lang: options.default_lang,
-            body_marked: any_body_marker(root, &files)?,
+            body_marked: any_body_marker(root, &fence, &list_files(root)?.files)?,
         };
         reader.read(rel, &text)?
     } else {
-        MarkdownReader::new(root, options.default_lang, &is_private).read(rel, &text)?
+        markdown_reader(root, options, &is_private).read(rel, &text)?
     };
     let Read::Page(page) = read else {
         return Ok(None);
@@ -878,10 +890,14 @@ fn utf8(rel: &str, bytes: &[u8]) -> Result<String> {
     })
 }
 
-/// Whether any HTML page of the site marks its content with `data-onrecord-body`.
-fn any_body_marker(root: &Path, files: &[String]) -> Result<bool> {
+/// Whether any HTML page of the site marks its content with `data-onrecord-body` (a page that
+/// cannot be read is warned about when the build reads it).
+fn any_body_marker(root: &Path, fence: &Path, files: &[String]) -> Result<bool> {
+    let mut ignored = WarningLog::default();
     for rel in files.iter().filter(|r| is_html(r)) {
-        let bytes = fs::read(root.join(rel)).with_context(|| format!("{rel}: cannot read file"))?;
+        let Some(bytes) = read_file(root, fence, rel, &mut ignored)? else {
+            continue;
+        };
         if has_body_marker(&String::from_utf8_lossy(&bytes)) {
             return Ok(true);
         }
@@ -889,34 +905,176 @@ fn any_body_marker(root: &Path, files: &[String]) -> Result<bool> {
     Ok(false)
 }
 
-/// Collects file paths under `dir` relative to `root`, with `/` separators, skipping hidden
-/// entries and symlinked folders.
-pub(crate) fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
-    for entry in
-        fs::read_dir(dir).with_context(|| format!("cannot read folder {}", dir.display()))?
-    {
-        let entry = entry?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else {
-            bail!("{}: file name is not valid UTF-8", entry.path().display());
-        };
-        if name.starts_with('.') {
-            continue;
-        }
-        let file_type = entry.file_type()?;
-        let path = entry.path();
-        if file_type.is_dir() {
-            walk(root, &path, out)?;
-        } else if file_type.is_file() || (file_type.is_symlink() && path.is_file()) {
-            let rel = path.strip_prefix(root).unwrap_or(&path);
-            let rel: Vec<String> = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            out.push(rel.join("/"));
+/// The markdown reader of the corpus at `root`, its includes fenced to the include root.
+fn markdown_reader<'a>(
+    root: &Path,
+    options: &Options,
+    is_private: &'a dyn Fn(Option<&str>, &[u8]) -> bool,
+) -> MarkdownReader<'a> {
+    let reader = MarkdownReader::new(root, options.default_lang, is_private);
+    match &options.include_root {
+        Some(dir) => reader.include_root(dir),
+        None => reader,
+    }
+}
+
+/// Warnings of one kind the build lists before it counts the rest.
+pub const MAX_SAME_WARNINGS: usize = 5;
+
+/// Warnings, at most [`MAX_SAME_WARNINGS`] of each kind, and a count of the rest.
+#[derive(Default)]
+struct WarningLog {
+    lines: Vec<String>,
+    /// Per kind: how many were listed, and how many more were only counted.
+    counts: BTreeMap<String, (usize, usize)>,
+}
+
+impl WarningLog {
+    fn push(&mut self, kind: &str, line: String) {
+        let (listed, more) = self.counts.entry(kind.to_owned()).or_default();
+        if *listed < MAX_SAME_WARNINGS {
+            *listed += 1;
+            self.lines.push(line);
+        } else {
+            *more += 1;
         }
     }
-    Ok(())
+
+    /// The listed warnings, then one line per kind with the count of those not listed.
+    fn finish(self) -> Vec<String> {
+        let mut lines = self.lines;
+        for (kind, (_, more)) in self.counts.into_iter().filter(|(_, (_, more))| *more > 0) {
+            lines.push(format!("{more} more like the above: {kind}"));
+        }
+        lines
+    }
+}
+
+/// The kind of a reader's warning, for [`WarningLog`]: an include not rendered (the include
+/// module's warnings end so), generator syntax dropped, or else the warning itself (so only
+/// its exact repeats are counted).
+fn page_warning_kind(warning: &str) -> &str {
+    if warning.ends_with("; nothing included") {
+        "includes not rendered"
+    } else if warning.ends_with("; dropped") {
+        "generator syntax dropped"
+    } else {
+        warning
+    }
+}
+
+/// The files of a corpus, as the build may read them.
+pub(crate) struct Listing {
+    /// Paths relative to the root, `/`-separated, sorted.
+    pub(crate) files: Vec<String>,
+    /// The root, canonical: no file outside it is read.
+    pub(crate) fence: PathBuf,
+    /// What was skipped, and why.
+    warnings: WarningLog,
+}
+
+/// Lists the regular files under `root` (issue 43: the build reads only what is inside its
+/// input folder). Hidden entries are skipped; so are links whose target lies outside the root
+/// (a warning names each), linked folders (what they hold inside the root is listed where it
+/// lies), FIFOs, sockets and devices (never opened: a warning names each) and names that are
+/// not UTF-8 (a warning). No recursion: folders may nest as deep as the file system allows.
+pub(crate) fn list_files(root: &Path) -> Result<Listing> {
+    let fence = fs::canonicalize(root)
+        .with_context(|| format!("cannot list the corpus at {}", root.display()))?;
+    let mut files = Vec::new();
+    let mut warnings = WarningLog::default();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(dir) = folders.pop() {
+        let entries =
+            fs::read_dir(&dir).with_context(|| format!("cannot read folder {}", dir.display()))?;
+        for entry in entries {
+            let entry = entry.with_context(|| format!("cannot read folder {}", dir.display()))?;
+            let path = entry.path();
+            let shown = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                warnings.push(
+                    "file names not UTF-8",
+                    format!("{shown}: file name is not valid UTF-8; skipped"),
+                );
+                continue;
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            let mut file_type = entry
+                .file_type()
+                .with_context(|| format!("{shown}: cannot read its file type"))?;
+            if file_type.is_symlink() {
+                match files::resolve_within(&path, &fence) {
+                    // A broken link holds nothing to read.
+                    Err(FileError::Io(_)) => continue,
+                    Err(e) => {
+                        warnings.push(
+                            "links out of the input folder",
+                            format!("{shown}: a link that {e}; skipped"),
+                        );
+                        continue;
+                    }
+                    Ok(target) => match fs::metadata(&target) {
+                        Ok(meta) if meta.is_dir() => continue,
+                        Ok(meta) => file_type = meta.file_type(),
+                        Err(_) => continue,
+                    },
+                }
+            }
+            if file_type.is_dir() {
+                folders.push(path);
+            } else if file_type.is_file() {
+                let rel = path.strip_prefix(root).unwrap_or(&path);
+                let rel: Vec<String> = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                files.push(rel.join("/"));
+            } else {
+                warnings.push(
+                    "special files",
+                    format!(
+                        "{shown}: {}, which the build never opens; skipped",
+                        files::describe(file_type)
+                    ),
+                );
+            }
+        }
+    }
+    files.sort();
+    Ok(Listing {
+        files,
+        fence,
+        warnings,
+    })
+}
+
+/// The bytes of the listed file `rel`, or `None` with a warning when it is over
+/// [`MAX_FILE_BYTES`] or no longer a regular file inside the root. Read errors fail the build,
+/// naming the file.
+fn read_file(
+    root: &Path,
+    fence: &Path,
+    rel: &str,
+    warnings: &mut WarningLog,
+) -> Result<Option<Vec<u8>>> {
+    match files::read_within(&root.join(rel), fence, MAX_FILE_BYTES) {
+        Ok((_, bytes)) => Ok(Some(bytes)),
+        Err(FileError::Io(e)) => Err(e).with_context(|| format!("{rel}: cannot read file")),
+        Err(e @ FileError::TooLarge { .. }) => {
+            warnings.push("files too large", format!("{rel}: {e}; skipped"));
+            Ok(None)
+        }
+        Err(e) => {
+            warnings.push("files not read", format!("{rel}: {e}; skipped"));
+            Ok(None)
+        }
+    }
 }
 
 fn postcard_len<T: serde::Serialize>(value: &T) -> usize {

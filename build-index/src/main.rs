@@ -11,7 +11,7 @@ use build_index::{
 };
 use onrecord_core::{Lang, ShardSizes};
 
-const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--site-name NAME] [--exclude PATH] [--lang TAG] [--fragment-chars N]
+const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--site-name NAME] [--exclude PATH] [--include-root DIR] [--lang TAG] [--fragment-chars N]
 
 Reads the pages under <corpus dir> — markdown, or the .html pages a generator built (a folder
 with more .html pages than markdown pages is read as a built site) — and writes <dir>/index.onr
@@ -21,6 +21,8 @@ with more .html pages than markdown pages is read as a built site) — and write
                         \"these pages\" (repeatable)
   --exclude PATH        a file or folder of the corpus not to read (repeatable; * and ? match
                         within a name, ** any number of folders: 'v*', '**/print.html')
+  --include-root DIR    the folder includes may read (default: the corpus folder itself; docs
+                        that include ../CHANGES.md name the folder above)
   --lang TAG            language of pages without a `lang` field or `<html lang>` (default: en)
   --fragment-chars N    fragment size in characters (default: 800)
   --teacher DIR         the embedding transformer (all-MiniLM-L6-v2 files) for fragment vectors
@@ -79,6 +81,7 @@ fn run() -> Result<()> {
             "--private-dir" => options.private_dir = value("--private-dir")?,
             "--site-name" => options.site_names.push(value("--site-name")?),
             "--exclude" => options.exclude.push(value("--exclude")?),
+            "--include-root" => options.include_root = Some(value("--include-root")?.into()),
             "--lang" => {
                 let tag = value("--lang")?;
                 options.default_lang =

@@ -3,10 +3,11 @@
 
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use onrecord_core::{
     Index, IndexBuilder, IndexSettings, QueryModel, SourceDoc, VectorIndex, chunk,
 };
+use onrecord_sources::files;
 
 use crate::{Options, parse_page};
 
@@ -17,13 +18,15 @@ pub fn replicated_index(
     n_fragments: usize,
     model: Option<&QueryModel>,
 ) -> Result<Index> {
-    let mut files = Vec::new();
-    crate::walk(root, root, &mut files)?;
-    files.sort();
+    let listing = crate::list_files(root)?;
     let options = Options::standard();
     let mut docs: Vec<SourceDoc> = Vec::new();
-    for rel in files.iter().filter(|f| f.ends_with(".md")) {
-        docs.push(parse_page(root, rel, &std::fs::read(root.join(rel))?, &options)?.doc);
+    for rel in listing.files.iter().filter(|f| f.ends_with(".md")) {
+        let path = root.join(rel);
+        let bytes = files::read_within(&path, &listing.fence, files::MAX_FILE_BYTES)
+            .with_context(|| format!("{rel}: cannot read file"))?
+            .1;
+        docs.push(parse_page(root, rel, &bytes, &options)?.doc);
     }
     let mut builder = IndexBuilder::new(options.default_lang, IndexSettings::STANDARD);
     let mut total = 0;

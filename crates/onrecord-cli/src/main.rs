@@ -69,6 +69,10 @@ struct BuildArgs {
     /// of folders: 'v*', '**/print.html'.
     #[arg(long, value_name = "PATH")]
     exclude: Vec<String>,
+    /// The folder includes ({{#include}}, MyST's {include}) may read: the input itself unless
+    /// named (docs that include ../CHANGES.md name the folder above). Nothing outside is read.
+    #[arg(long, value_name = "DIR")]
+    include_root: Option<PathBuf>,
     /// Language of pages without a `lang` field or `<html lang>`.
     #[arg(long, default_value = "en")]
     lang: String,
@@ -138,6 +142,7 @@ fn build(args: &BuildArgs) -> Result<()> {
         fragment_chars: args.fragment_chars,
         site_names: args.site_name.clone(),
         exclude: args.exclude.clone(),
+        include_root: args.include_root.clone(),
         adapt: args.adapt.then_some(Adapt::STANDARD),
         ..Options::standard()
     };

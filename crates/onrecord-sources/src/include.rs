@@ -87,7 +87,7 @@ pub(crate) fn expand(scope: &Scope<'_>, rel: &str, text: &str, first_line: usize
     let mut warnings = state.warnings;
     for (kind, (_, more)) in state.unlisted.iter().filter(|(_, (_, more))| *more > 0) {
         warnings.push(format!(
-            "{rel}: {more} more include{} not rendered ({kind}); nothing included",
+            "{rel}: {more} more include{} not rendered ({kind}), not listed",
             if *more == 1 { "" } else { "s" }
         ));
     }
@@ -673,7 +673,7 @@ mod tests {
         );
         assert_eq!(
             out.warnings[MAX_SAME_WARNINGS],
-            "page.md: 199995 more includes not rendered (cannot read); nothing included"
+            "page.md: 199995 more includes not rendered (cannot read), not listed"
         );
     }
 }
