@@ -64,6 +64,23 @@ impl Index {
         found
     }
 
+    /// The ids of the stemmed terms that begin with `prefix`, in term order. A sharded index
+    /// answers from the postings shards it has and notes the one where the run begins.
+    pub fn terms_with_prefix(&self, prefix: &str) -> std::ops::Range<usize> {
+        let start = self.terms.partition_point(|t| t.term.as_str() < prefix);
+        let run = self.terms.get(start..).unwrap_or_default();
+        let len = run.partition_point(|t| t.term.starts_with(prefix));
+        if let Some(s) = &self.sharding {
+            s.want_term(prefix);
+        }
+        start..start + len
+    }
+
+    /// A stemmed term's text.
+    pub fn term(&self, id: usize) -> Option<&str> {
+        self.terms.get(id).map(|t| t.term.as_str())
+    }
+
     /// A term's postings, `(fragment, term frequency)` sorted by fragment; empty for an unknown id.
     pub fn postings(&self, term: usize) -> &[(u32, u32)] {
         postings(&self.terms, term)

@@ -4,6 +4,7 @@
 use super::config::{AnswerConfig, Features};
 use super::kind::{AskKind, ask_kind, gives_value_in_words, topic_subject};
 use super::quote::{Pick, Preference, Wanted, only_version_notes, pick, union, weight};
+use super::results::{self, Correction, SectionHit};
 use super::turn::Scope;
 use super::{Decline, Quote, Section, citation};
 use crate::bm25::{Hit, QueryTerm, best_first, insert_sorted, query_terms};
@@ -73,6 +74,10 @@ pub struct Assessment {
     /// capitalised words as one ("Jane Doe", "Wren"): a decline names them so, and names the
     /// whole name rather than the one word of it that is missing.
     pub names: Vec<String>,
+    /// The sections to show as results, best first (the quoted ones among them).
+    pub results: Vec<SectionHit>,
+    /// The question's words read as other words of the site (typos).
+    pub corrections: Vec<Correction>,
 }
 
 /// A fragment that competes to be quoted.
@@ -98,10 +103,12 @@ pub(super) fn assess(
     // hold: one no page uses is left out, rather than declined as never mentioned. (One the
     // pages use stays: leaving "long" out everywhere lowered balanced accuracy without vectors,
     // 0.632 → 0.621 over the five corpora, as it helps tell near-misses apart.)
-    let terms: Vec<QueryTerm> = query_terms(index, question)
+    let mut terms: Vec<QueryTerm> = query_terms(index, question)
         .into_iter()
         .filter(|t| !t.how_much || t.in_corpus())
         .collect();
+    // A word no page uses but one close to it does is read as that word ("compresion").
+    let corrections = results::correct(index, &mut terms);
     let kind = ask_kind(question);
     let missing_terms: Vec<String> = terms
         .iter()
@@ -127,6 +134,8 @@ pub(super) fn assess(
         about_page: false,
         value_in_words: false,
         names: names(question),
+        results: Vec::new(),
+        corrections,
     };
     if let Some(why) = bad_question {
         res.hard_decline = Some(Decline::BadQuestion(why));
@@ -439,6 +448,9 @@ pub(super) fn assess(
     }
     related.truncate(MAX_RELATED);
     res.related = related;
+    let ranked: Vec<u32> = hits.iter().map(|h| h.fragment).collect();
+    // The would-be quotes stay listed: on a decline they are what was found (an answer drops them).
+    res.results = results::sections(index, &ranked, &terms, &[], None);
     res.terms = terms;
     res
 }

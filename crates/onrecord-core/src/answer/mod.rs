@@ -18,6 +18,7 @@ mod evidence;
 mod explore;
 mod kind;
 mod quote;
+mod results;
 pub(crate) mod shipped;
 mod turn;
 
@@ -34,6 +35,7 @@ pub use self::explore::explore;
 pub use self::kind::{AskKind, ask_kind};
 pub use self::quote::section_url;
 pub(crate) use self::quote::text_fragment_url;
+pub use self::results::{Correction, MAX_PER_PAGE, MAX_RESULTS, Search, SectionHit, search};
 pub use self::turn::{
     FollowUp, MAX_CONTEXT_FRAGMENTS, MAX_CONTEXT_QUESTION, Scope, Turn, TurnContext, resolve,
 };
@@ -72,6 +74,11 @@ pub struct Answer {
     /// Content words of the question that no page uses; on a decline, as it names them (a
     /// whole name, no framing verb beside a subject word).
     pub missing_terms: Vec<String>,
+    /// Sections that match, best first, shown as results under the answer or the decline
+    /// (none of them quoted; none when the pages never use the question's subject).
+    pub results: Vec<SectionHit>,
+    /// The question's words read as the site's nearest words (typos).
+    pub corrections: Vec<Correction>,
 }
 
 /// Whether an answer's quotes carry the whole question.
@@ -373,24 +380,40 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
         about_page,
         value_in_words,
         names,
+        results,
+        corrections,
         ..
     } = assessment;
-    let declined = |decline: Decline| Answer {
-        decline: Some(
-            with_named_words(decline, &terms, &names)
-                .unwrap_or(Decline::BelowFloor { coverage, meaning }),
-        ),
-        mode: if hints.is_empty() {
-            Mode::NotFound
-        } else {
-            Mode::RelatedMaterial
-        },
-        completeness: None,
-        confidence: None,
-        quotes: Vec::new(),
-        related: Vec::new(),
-        hints: hints.clone(),
-        missing_terms: named(&missing_terms, &terms, &names),
+    let weighed = |seen: bool| -> f32 {
+        terms
+            .iter()
+            .filter(|t| !t.framing && !t.contraction && (seen || !t.in_corpus()))
+            .map(|t| t.idf)
+            .fold(0.0, |a, b| a + b)
+    };
+    let unseen_share = weighed(false) / weighed(true).max(f32::MIN_POSITIVE);
+    let declined = |decline: Decline| {
+        let decline = with_named_words(decline, &terms, &names)
+            .unwrap_or(Decline::BelowFloor { coverage, meaning });
+        // Pages that never use the question's subject have nothing to list either: the words
+        // no page uses carry half the question or more ("deploy to kubernetes").
+        let never = matches!(decline, Decline::NeverMentioned { .. }) || unseen_share >= 0.5;
+        Answer {
+            decline: Some(decline),
+            mode: if hints.is_empty() {
+                Mode::NotFound
+            } else {
+                Mode::RelatedMaterial
+            },
+            completeness: None,
+            confidence: None,
+            quotes: Vec::new(),
+            related: Vec::new(),
+            hints: hints.clone(),
+            missing_terms: named(&missing_terms, &terms, &names),
+            results: if never { Vec::new() } else { results.clone() },
+            corrections: corrections.clone(),
+        }
     };
     if let Some(decline) = hard_decline {
         return declined(decline);
@@ -441,11 +464,17 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
             }
         }),
         confidence: Some(confidence),
-        quotes,
         related,
         hints,
         decline: None,
         missing_terms: named(&missing_terms, &terms, &names),
+        // The answer's own quotes are not listed again.
+        results: results
+            .into_iter()
+            .filter(|r| quotes.iter().all(|q| q.fragment != r.fragment))
+            .collect(),
+        quotes,
+        corrections,
     }
 }
 

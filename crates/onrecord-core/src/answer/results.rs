@@ -1,0 +1,401 @@
+//! Results: the ranked sections a visitor is shown under an answer or a decline, and while
+//! typing ([`search`]); and typo correction of the question's words against the site's words.
+//!
+//! Results are never an answer: they carry no confidence and no mode, only where a section is
+//! and the words of it that match best, so a decline can still point at what the engine found.
+
+use super::{Citation, citation};
+use crate::bm25::{QueryTerm, query_terms, search as bm25_search};
+use crate::format::{Fragment, Index};
+use crate::question::check_question;
+use crate::text::{Analyzer, tokens};
+
+/// At most this many sections are listed.
+pub const MAX_RESULTS: usize = 8;
+/// At most this many sections of one page are listed (as Pagefind's sub-results).
+pub const MAX_PER_PAGE: usize = 3;
+/// An excerpt is at most this many bytes of the fragment's text.
+const MAX_EXCERPT: usize = 240;
+/// How many fragments a search as the visitor types ranks before grouping them by page.
+const SEARCH_DEPTH: usize = 24;
+/// A word typed as a prefix stands for at most this many of the site's words.
+const MAX_EXPANSIONS: usize = 12;
+
+/// A section shown as a result: where it is and the words of it that match the question best.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionHit {
+    /// Index into [`Index::fragments`].
+    pub fragment: u32,
+    /// Where it is (page title, section path, link to the heading).
+    pub citation: Citation,
+    /// A verbatim slice of the fragment's text: its sentence that holds most of the question.
+    pub excerpt: String,
+    /// Byte ranges in `excerpt` of the question's words.
+    pub highlights: Vec<(u32, u32)>,
+}
+
+/// A question word the site never uses, read as the site's word nearest to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Correction {
+    /// The word as the visitor typed it.
+    pub from: String,
+    /// The site's word it was read as, as a page writes it.
+    pub to: String,
+}
+
+/// What a search as the visitor types finds.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Search {
+    /// Ranked sections, grouped by page (a page's sections follow its best one).
+    pub results: Vec<SectionHit>,
+    /// The typed words read as other words ("Showing results for …").
+    pub corrections: Vec<Correction>,
+}
+
+/// Results for the words typed so far: lexical (cheap enough for every keystroke), the last
+/// word read as a prefix unless the query ends in a space. An empty or one-letter query, or one
+/// that cannot be asked, finds nothing. Never fails.
+pub fn search(index: &Index, query: &str) -> Search {
+    // Checked questions are trimmed: whether a word is still being typed is read before.
+    let typing = !query.ends_with(char::is_whitespace);
+    let Ok(query) = check_question(query) else {
+        return Search::default();
+    };
+    if query.trim().chars().count() < 2 {
+        return Search::default();
+    }
+    let mut terms = query_terms(index, query);
+    let corrections = correct(index, &mut terms);
+    let prefix = tokens(query)
+        .last()
+        .map(|(_, w)| w)
+        .filter(|w| typing && w.chars().count() >= 2);
+    if let Some(last) = &prefix {
+        expand_prefix(index, &mut terms, last);
+    }
+    if terms.iter().all(|t| !t.in_corpus()) {
+        return Search::default();
+    }
+    let ranked: Vec<u32> = bm25_search(index, &terms, SEARCH_DEPTH)
+        .iter()
+        .map(|h| h.fragment)
+        .collect();
+    Search {
+        results: sections(index, &ranked, &terms, &[], prefix.as_deref()),
+        corrections,
+    }
+}
+
+/// The last word typed stands for the site's words it begins (and, once long enough, for the
+/// word it is): "compr" finds "compression". The most frequent words first, at most a few.
+fn expand_prefix(index: &Index, terms: &mut Vec<QueryTerm>, last: &str) {
+    let mut ids: Vec<usize> = index.terms_with_prefix(last).collect();
+    ids.sort_by_key(|&t| std::cmp::Reverse(index.doc_frequency(t)));
+    ids.truncate(MAX_EXPANSIONS);
+    if ids.is_empty() {
+        return;
+    }
+    match terms.iter_mut().find(|t| t.word == last) {
+        Some(term) => {
+            for id in ids {
+                if !term.term_ids.contains(&id) {
+                    term.term_ids.push(id);
+                }
+            }
+            term.term_ids.sort_unstable();
+        }
+        None => {
+            // A stopword or site name so far ("the", "conf"): a prefix of content words too.
+            let n = index.fragment_count() as f32;
+            let df = ids
+                .iter()
+                .map(|&t| index.doc_frequency(t))
+                .max()
+                .unwrap_or(0) as f32;
+            ids.sort_unstable();
+            terms.push(QueryTerm {
+                word: last.to_owned(),
+                term_ids: ids,
+                hint_term_ids: Vec::new(),
+                idf: (1.0 + (n - df + 0.5) / (df + 0.5)).ln(),
+                framing: false,
+                contraction: false,
+                how_much: false,
+            });
+        }
+    }
+}
+
+/// Reads each question word no page uses as the site's nearest word, when one is close: one
+/// edit away for words of 5 to 8 letters, two for 9 or more; never a shorter word, never a
+/// different first letter (typos rarely start a word, and it keeps the scan to one run of the
+/// sorted words). The closest wins, then the one more pages use. Returns what it changed.
+pub(crate) fn correct(index: &Index, terms: &mut [QueryTerm]) -> Vec<Correction> {
+    let mut res = Vec::new();
+    let lang = index.default_lang;
+    let analyzer = Analyzer::new(lang, index.settings.stemming);
+    for term in terms.iter_mut().filter(|t| !t.in_corpus()) {
+        let letters = term.word.chars().count();
+        let Some(first) = term.word.chars().next().filter(|c| c.is_alphabetic()) else {
+            continue;
+        };
+        let budget = match letters {
+            0..=4 => continue,
+            5..=8 => 1,
+            _ => 2,
+        };
+        let stem = analyzer.term(&term.word).into_owned();
+        let mut best: Option<(usize, usize, usize)> = None; // (distance, -df as rank, id)
+        let mut first_buf = [0u8; 4];
+        for id in index.terms_with_prefix(first.encode_utf8(&mut first_buf)) {
+            let Some(candidate) = index.term(id) else {
+                continue;
+            };
+            // Stems are at most a few letters shorter than their words: compare like with like.
+            if candidate.len().abs_diff(stem.len()) > budget || candidate.chars().count() < 4 {
+                continue;
+            }
+            let Some(d) = within(&stem, candidate, budget) else {
+                continue;
+            };
+            let rank = usize::MAX - index.doc_frequency(id);
+            if best.is_none_or(|b| (d, rank) < (b.0, b.1)) {
+                best = Some((d, rank, id));
+            }
+        }
+        let Some((_, _, id)) = best else {
+            continue;
+        };
+        let to = written_form(index, id, &analyzer)
+            .unwrap_or_else(|| index.term(id).unwrap_or_default().to_owned());
+        let df = index.doc_frequency(id) as f32;
+        let n = index.fragment_count() as f32;
+        term.term_ids = vec![id];
+        term.idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        res.push(Correction {
+            from: term.word.clone(),
+            to,
+        });
+    }
+    res
+}
+
+/// A word of the first fragment that uses term `id`, as written there ("Compression"), lower
+/// cased: the stem alone ("compress") is not a word to show.
+fn written_form(index: &Index, id: usize, analyzer: &Analyzer) -> Option<String> {
+    let stem = index.term(id)?;
+    let &(frag, _) = index.postings(id).first()?;
+    let fragment = index.fragment(frag)?;
+    tokens(&fragment.text)
+        .map(|(_, w)| w)
+        .find(|w| analyzer.term(w) == stem)
+}
+
+/// The edit distance (insertions, deletions, substitutions, adjacent transpositions) between
+/// `a` and `b` when it is at most `budget`. Letters are compared as chars.
+fn within(a: &str, b: &str, budget: usize) -> Option<usize> {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > budget {
+        return None;
+    }
+    // Three rows of the optimal-string-alignment table.
+    let width = b.len() + 1;
+    let mut before: Vec<usize> = vec![0; width];
+    let mut prev: Vec<usize> = (0..width).collect();
+    let mut row: Vec<usize> = vec![0; width];
+    for i in 1..=a.len() {
+        row[0] = i;
+        let mut least = row[0];
+        for j in 1..width {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (prev[j] + 1).min(row[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(before[j - 2] + 1);
+            }
+            row[j] = d;
+            least = least.min(d);
+        }
+        if least > budget {
+            return None;
+        }
+        std::mem::swap(&mut before, &mut prev);
+        std::mem::swap(&mut prev, &mut row);
+    }
+    let d = prev[b.len()];
+    (d <= budget).then_some(d)
+}
+
+/// Groups `ranked` fragments into results: pages in the order of their best fragment, each
+/// with up to [`MAX_PER_PAGE`] of its sections in rank order, one entry per section link, none
+/// of the fragments in `skip` (what the answer quotes). Words that begin with `prefix` (the
+/// word being typed) count as the question's words in excerpts.
+pub(crate) fn sections(
+    index: &Index,
+    ranked: &[u32],
+    terms: &[QueryTerm],
+    skip: &[u32],
+    prefix: Option<&str>,
+) -> Vec<SectionHit> {
+    // Pages in order of their best fragment, each with its fragments in rank order.
+    let mut pages: Vec<(u32, Vec<u32>)> = Vec::new();
+    for &frag in ranked.iter().filter(|f| !skip.contains(f)) {
+        let Some(page) = index.page_of(frag) else {
+            continue;
+        };
+        match pages.iter_mut().find(|(p, _)| *p == page) {
+            Some((_, frags)) => frags.push(frag),
+            None => pages.push((page, vec![frag])),
+        }
+    }
+    let mut res: Vec<SectionHit> = Vec::new();
+    for (_, frags) in pages {
+        let mut on_page = 0;
+        for frag in frags {
+            if on_page == MAX_PER_PAGE || res.len() == MAX_RESULTS {
+                break;
+            }
+            let Some(fragment) = index.fragment(frag) else {
+                continue;
+            };
+            let citation = citation(index, fragment, "");
+            if res.iter().any(|r| r.citation.url == citation.url) {
+                continue;
+            }
+            let (excerpt, highlights) = excerpt(index, fragment, terms, prefix);
+            if excerpt.is_empty() {
+                continue;
+            }
+            res.push(SectionHit {
+                fragment: frag,
+                citation,
+                excerpt,
+                highlights,
+            });
+            on_page += 1;
+        }
+        if res.len() == MAX_RESULTS {
+            break;
+        }
+    }
+    res
+}
+
+/// The fragment's sentence (or table row) holding most of the question's weight, the first on
+/// a tie, cut to [`MAX_EXCERPT`] bytes around its first matching word; with its highlights.
+fn excerpt(
+    index: &Index,
+    fragment: &Fragment,
+    terms: &[QueryTerm],
+    prefix: Option<&str>,
+) -> (String, Vec<(u32, u32)>) {
+    let lang = index
+        .doc_of(fragment)
+        .map_or(index.default_lang, |d| d.lang);
+    let wanted = super::quote::Wanted::new(index, lang, terms);
+    let typed = |text: &str| -> Vec<(u32, u32)> {
+        let Some(prefix) = prefix else {
+            return Vec::new();
+        };
+        tokens(text)
+            .filter(|(_, w)| w.starts_with(prefix))
+            .map(|(r, _)| (r.start as u32, r.end as u32))
+            .collect()
+    };
+    let mut best: Option<(f32, usize)> = None;
+    for (i, _) in fragment.sentences.iter().enumerate() {
+        let Some(text) = fragment.sentence(i) else {
+            continue;
+        };
+        let mut w = super::quote::weight(terms, &wanted.covered(text));
+        if !typed(text).is_empty() {
+            w += 1.0;
+        }
+        if best.is_none_or(|(b, _)| w > b) {
+            best = Some((w, i));
+        }
+    }
+    let text = match best.and_then(|(_, i)| fragment.sentence(i)) {
+        Some(text) => text,
+        None => fragment.text.as_str(),
+    };
+    let mut highlights = wanted.highlights(text);
+    for h in typed(text) {
+        if !highlights.contains(&h) {
+            highlights.push(h);
+        }
+    }
+    highlights.sort_unstable();
+    let (start, end) = window(text, highlights.first().map_or(0, |h| h.0 as usize));
+    let Some(cut) = text.get(start..end) else {
+        return (String::new(), Vec::new());
+    };
+    let shifted = highlights
+        .into_iter()
+        .filter(|&(s, e)| s as usize >= start && e as usize <= end)
+        .map(|(s, e)| (s - start as u32, e - start as u32))
+        .collect();
+    (cut.trim_end().to_owned(), shifted)
+}
+
+/// A window of at most [`MAX_EXCERPT`] bytes of `text` that holds byte `focus`, starting and
+/// ending between words.
+fn window(text: &str, focus: usize) -> (usize, usize) {
+    if text.len() <= MAX_EXCERPT {
+        return (0, text.len());
+    }
+    let back = MAX_EXCERPT / 4;
+    let mut start = focus.saturating_sub(back).min(text.len());
+    while start > 0 && !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    if start > 0 {
+        // Start at the next word.
+        start = text
+            .get(start..)
+            .and_then(|rest| rest.find(char::is_whitespace))
+            .map_or(start, |at| start + at + 1)
+            .min(focus);
+    }
+    let mut end = (start + MAX_EXCERPT).min(text.len());
+    while end > start && !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end < text.len()
+        && let Some(at) = text
+            .get(start..end)
+            .and_then(|t| t.rfind(char::is_whitespace))
+        && at > 0
+    {
+        end = start + at;
+    }
+    (start, end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_one_typo_of_each_kind() {
+        assert_eq!(within("compression", "compression", 2), Some(0));
+        assert_eq!(within("compresion", "compression", 2), Some(1));
+        assert_eq!(within("comrpession", "compression", 2), Some(1));
+        assert_eq!(within("compressoin", "compression", 1), Some(1));
+        assert_eq!(within("xompression", "compression", 1), Some(1));
+        assert_eq!(within("cmprssion", "compression", 1), None);
+        assert_eq!(within("cmprssion", "compression", 2), Some(2));
+    }
+
+    #[test]
+    fn windows_stay_between_words_and_hold_the_focus() {
+        let text = "word ".repeat(100);
+        let (s, e) = window(&text, 300);
+        assert!(e - s <= MAX_EXCERPT && s <= 300 && 300 < e);
+        assert!(text[..s].ends_with(' ') && text[e..].starts_with(' '));
+        assert_eq!(window("short", 0), (0, 5));
+        let wide = "é".repeat(400);
+        let (s, e) = window(&wide, 401);
+        assert!(wide.is_char_boundary(s) && wide.is_char_boundary(e) && e > s);
+    }
+}

@@ -1,0 +1,206 @@
+//! Results (issue 41): the sections a visitor is shown under an answer or a decline and while
+//! typing; typos read as the site's nearest words. "Question → sections, or none".
+
+use onrecord_core::{
+    AnswerConfig, Block, Decline, Index, IndexBuilder, IndexSettings, Lang, MAX_PER_PAGE, Mode,
+    SourceDoc, SourceSection, ask, search_sections,
+};
+use proptest::prelude::*;
+
+fn section(heading: &str, text: &str) -> SourceSection {
+    SourceSection {
+        heading_path: vec![heading.into()],
+        anchor: heading.to_lowercase().replace(' ', "-"),
+        blocks: vec![Block::paragraph(text)],
+    }
+}
+
+fn page(path: &str, title: &str, sections: Vec<SourceSection>) -> SourceDoc {
+    SourceDoc {
+        path: path.into(),
+        url: format!("/{}/", path.trim_end_matches(".md")),
+        title: title.into(),
+        lang: Lang::English,
+        themes: vec![],
+        collection: None,
+        sections,
+    }
+}
+
+fn site() -> Index {
+    let docs = [
+        page(
+            "server.md",
+            "Server",
+            vec![
+                section(
+                    "Compression",
+                    "Responses are compressed with gzip when the client accepts it. \
+                     Compression can be switched off per route.",
+                ),
+                section("Timeouts", "Idle connections are closed after 75 seconds."),
+                section(
+                    "Logging",
+                    "Every request is logged with its status and duration.",
+                ),
+                section(
+                    "Ports",
+                    "The server listens on port 8080 unless PORT is set.",
+                ),
+            ],
+        ),
+        page(
+            "deploy.md",
+            "Deploying",
+            vec![section(
+                "Behind a proxy",
+                "Put the server behind a reverse proxy that terminates TLS and forwards \
+                 compressed responses unchanged.",
+            )],
+        ),
+        page(
+            "faq.md",
+            "FAQ",
+            vec![section(
+                "Licence",
+                "The project is free software under the MIT licence.",
+            )],
+        ),
+    ];
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+    for doc in &docs {
+        builder.add(doc, &onrecord_core::chunk(doc, 800));
+    }
+    Index::from_bytes(&builder.finish().to_bytes([2; 32]).unwrap()).unwrap()
+}
+
+#[test]
+fn typing_finds_sections_by_the_prefix_of_the_last_word() {
+    let index = site();
+    let found = search_sections(&index, "how is compr");
+    assert!(!found.results.is_empty());
+    assert_eq!(found.results[0].citation.url, "/server/#compression");
+    let first = &found.results[0];
+    for &(s, e) in &first.highlights {
+        let word = &first.excerpt[s as usize..e as usize];
+        assert!(word.to_lowercase().starts_with("compr"), "{word}");
+    }
+    assert!(!first.highlights.is_empty() || first.excerpt.contains("ompress"));
+    // A finished word is not a prefix: "compr " names no word of the site.
+    assert!(search_sections(&index, "compr ").results.is_empty());
+}
+
+#[test]
+fn an_empty_or_one_letter_box_finds_nothing() {
+    let index = site();
+    for query in ["", " ", "c", "é", "\u{0}"] {
+        let found = search_sections(&index, query);
+        assert!(
+            found.results.is_empty() && found.corrections.is_empty(),
+            "{query:?}"
+        );
+    }
+}
+
+#[test]
+fn a_typo_is_read_as_the_nearest_site_word_and_said() {
+    let index = site();
+    let found = search_sections(&index, "compresion settings");
+    assert_eq!(found.results[0].citation.url, "/server/#compression");
+    assert_eq!(found.corrections.len(), 1);
+    assert_eq!(found.corrections[0].from, "compresion");
+    assert!(found.corrections[0].to.starts_with("compress"));
+    // Short words are never corrected: "lisence" is 7 letters, one edit from nothing here.
+    let found = search_sections(&index, "kubernetes");
+    assert!(found.results.is_empty() && found.corrections.is_empty());
+}
+
+#[test]
+fn a_decline_lists_the_sections_found_unless_the_pages_never_use_the_subject() {
+    let index = site();
+    // Never mentioned: no list.
+    let answer = ask(
+        &index,
+        None,
+        "How do I deploy to kubernetes?",
+        &AnswerConfig::DEFAULT,
+    );
+    assert_eq!(answer.mode, Mode::NotFound);
+    match &answer.decline {
+        Some(Decline::NeverMentioned { terms } | Decline::Missing { terms }) => {
+            assert_eq!(terms, &["kubernetes"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(answer.results.is_empty());
+    // A word no page uses that carries little of the question leaves the list.
+    let answer = ask(
+        &index,
+        None,
+        "idle connections closed after seconds on my raspberry",
+        &AnswerConfig {
+            lexical: onrecord_core::DeclineModel {
+                threshold: 1.1,
+                ..AnswerConfig::DEFAULT.lexical
+            },
+            ..AnswerConfig::DEFAULT
+        },
+    );
+    assert_eq!(answer.mode, Mode::NotFound);
+    assert!(
+        answer
+            .results
+            .iter()
+            .any(|r| r.citation.url == "/server/#timeouts")
+    );
+    // Words the pages use, not answered by them: declined, with the sections that match.
+    let mut config = AnswerConfig::DEFAULT;
+    config.lexical.threshold = 1.1; // declines everything weighed
+    let answer = ask(&index, None, "compression of logged requests", &config);
+    assert_eq!(answer.mode, Mode::NotFound);
+    assert!(!answer.results.is_empty());
+    assert!(
+        answer
+            .results
+            .iter()
+            .any(|r| r.citation.url == "/server/#compression")
+    );
+}
+
+#[test]
+fn results_under_an_answer_never_repeat_its_quote() {
+    let index = site();
+    let mut config = AnswerConfig::DEFAULT;
+    config.lexical.threshold = 0.0;
+    let answer = ask(&index, None, "When are idle connections closed?", &config);
+    assert_eq!(answer.mode, Mode::Answer);
+    for r in &answer.results {
+        assert!(answer.quotes.iter().all(|q| q.fragment != r.fragment));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, rng_seed: proptest::test_runner::RngSeed::Fixed(41), ..ProptestConfig::default() })]
+
+    /// Whatever is typed: excerpts are verbatim slices of their fragments, highlights lie inside
+    /// them on char boundaries, at most three sections of a page, each section once.
+    #[test]
+    fn results_are_verbatim_and_grouped(query in "[a-zA-Z é?]{0,40}") {
+        let index = site();
+        let found = search_sections(&index, &query);
+        let mut urls: Vec<&str> = Vec::new();
+        for r in &found.results {
+            let fragment = index.fragment(r.fragment).unwrap();
+            prop_assert!(fragment.text.contains(&r.excerpt));
+            for &(s, e) in &r.highlights {
+                prop_assert!(s < e && r.excerpt.get(s as usize..e as usize).is_some());
+            }
+            prop_assert!(!urls.contains(&r.citation.url.as_str()));
+            urls.push(&r.citation.url);
+        }
+        for r in &found.results {
+            let page = r.citation.title.as_str();
+            prop_assert!(found.results.iter().filter(|o| o.citation.title == page).count() <= MAX_PER_PAGE);
+        }
+    }
+}
