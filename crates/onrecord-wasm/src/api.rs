@@ -4,7 +4,8 @@
 //! built in `www/onrecord/messages.js`, in the widget's language.
 
 use onrecord_core::{
-    Citation, Collection, Decline, Mode, PlainError, QuestionError, Quote, Reply, Section,
+    Citation, Collection, Correction, Decline, Mode, PlainError, QuestionError, Quote, Reply,
+    Search, Section, SectionHit,
 };
 use serde::Serialize;
 use wasm_bindgen::JsValue;
@@ -34,7 +35,23 @@ export interface AnswerDto {
   context: TurnContextDto;
   /** Sections next to the quoted ones, for suggested next questions. */
   explore: SectionDto[];
+  /** Matching sections, best first, grouped by page: shown under the answer or the decline,
+   *  never as an answer (empty when the pages never use the question's subject). */
+  results: ResultDto[];
+  /** Words of the question read as the site's nearest words ("Showing results for …"). */
+  corrections: CorrectionDto[];
 }
+/** A section shown as a result: where it is and its best-matching words. */
+export interface ResultDto {
+  fragment: number; title: string; section: string; url: string; collection: CollectionDto | null;
+  /** A verbatim slice of the section. */
+  excerpt: string;
+  /** UTF-16 offsets into `excerpt` of the question's words. */
+  highlights: { start: number; end: number }[];
+}
+export interface CorrectionDto { from: string; to: string; }
+/** What `Engine.search` finds for the words typed so far. */
+export interface SearchDto { results: ResultDto[]; corrections: CorrectionDto[]; }
 /** The previous turn as executed: never answer text. */
 export interface TurnContextDto { version: number; index: string; question: string; fragments: number[]; }
 /** A page's collection: a built-in name (guides, decisions, reference, release-notes) or the
@@ -89,6 +106,61 @@ pub(crate) struct AnswerDto {
     turn: TurnDto,
     context: TurnContextDto,
     explore: Vec<SectionDto>,
+    results: Vec<ResultDto>,
+    corrections: Vec<CorrectionDto>,
+}
+
+/// What a search as the visitor types finds.
+#[derive(Serialize)]
+pub(crate) struct SearchDto {
+    results: Vec<ResultDto>,
+    corrections: Vec<CorrectionDto>,
+}
+
+impl From<Search> for SearchDto {
+    fn from(s: Search) -> SearchDto {
+        SearchDto {
+            results: s.results.into_iter().map(ResultDto::from).collect(),
+            corrections: s.corrections.into_iter().map(CorrectionDto::from).collect(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ResultDto {
+    fragment: u32,
+    title: String,
+    section: String,
+    url: String,
+    collection: Option<CollectionDto>,
+    excerpt: String,
+    highlights: Vec<SpanDto>,
+}
+
+impl From<SectionHit> for ResultDto {
+    fn from(hit: SectionHit) -> ResultDto {
+        ResultDto {
+            highlights: spans(&hit.excerpt, &hit.highlights),
+            fragment: hit.fragment,
+            title: hit.citation.title,
+            section: hit.citation.section,
+            url: hit.citation.url,
+            collection: hit.citation.collection.map(CollectionDto::from),
+            excerpt: hit.excerpt,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct CorrectionDto {
+    from: String,
+    to: String,
+}
+
+impl From<Correction> for CorrectionDto {
+    fn from(Correction { from, to }: Correction) -> CorrectionDto {
+        CorrectionDto { from, to }
+    }
 }
 
 #[derive(Serialize)]
@@ -269,28 +341,16 @@ impl From<Reply> for AnswerDto {
                 fragments: context.fragments,
             },
             explore: explore.into_iter().map(SectionDto::from).collect(),
+            results: a.results.into_iter().map(ResultDto::from).collect(),
+            corrections: a.corrections.into_iter().map(CorrectionDto::from).collect(),
         }
     }
 }
 
 impl From<Quote> for QuoteDto {
     fn from(q: Quote) -> QuoteDto {
-        // Byte offsets become UTF-16 offsets: count the code units before each boundary.
-        let utf16 = |byte: u32| -> usize {
-            q.text
-                .get(..byte as usize)
-                .map_or(0, |prefix| prefix.encode_utf16().count())
-        };
-        let highlights = q
-            .highlights
-            .iter()
-            .map(|&(s, e)| SpanDto {
-                start: utf16(s),
-                end: utf16(e),
-            })
-            .collect();
         QuoteDto {
-            highlights,
+            highlights: spans(&q.text, &q.highlights),
             header: q.header,
             text: q.text,
             fragment: q.fragment,
@@ -299,6 +359,21 @@ impl From<Quote> for QuoteDto {
             citation: q.citation.into(),
         }
     }
+}
+
+/// Byte ranges of `text` as UTF-16 ranges: the code units before each boundary.
+fn spans(text: &str, ranges: &[(u32, u32)]) -> Vec<SpanDto> {
+    let utf16 = |byte: u32| -> usize {
+        text.get(..byte as usize)
+            .map_or(0, |prefix| prefix.encode_utf16().count())
+    };
+    ranges
+        .iter()
+        .map(|&(s, e)| SpanDto {
+            start: utf16(s),
+            end: utf16(e),
+        })
+        .collect()
 }
 
 impl From<Citation> for CitationDto {

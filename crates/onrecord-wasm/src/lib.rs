@@ -24,10 +24,11 @@ use gloo_net::http::Request;
 use onrecord_core::{
     AnswerConfig, FORMAT_VERSION, Index, Lang, MAX_CONTEXT_FRAGMENTS, PlainError, PlainFile,
     QueryModel as CoreQueryModel, TurnContext, ask_turn, index_documents, model_fits,
+    search_sections,
 };
 use wasm_bindgen::prelude::*;
 
-use crate::api::{AnswerDto, IndexInfoDto, RefusalDto, VerifiedQuoteDto};
+use crate::api::{AnswerDto, IndexInfoDto, RefusalDto, SearchDto, VerifiedQuoteDto};
 
 /// A loaded index, ready to answer questions.
 #[wasm_bindgen]
@@ -123,6 +124,13 @@ impl Engine {
             context.and_then(|c| turn_context(&c)).as_ref(),
             &AnswerConfig::DEFAULT,
         )))
+    }
+
+    /// Results for the words typed so far (the last one read as a prefix): sections with
+    /// their best-matching words, lexical, cheap enough for every keystroke. Never an answer.
+    #[wasm_bindgen(unchecked_return_type = "SearchDto")]
+    pub fn search(&self, query: &str) -> Result<JsValue, JsError> {
+        to_js(&SearchDto::from(search_sections(self.index(), query)))
     }
 
     /// Whether the index has fragment vectors (then a query model can improve retrieval).
