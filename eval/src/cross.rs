@@ -41,6 +41,20 @@ pub struct Entry {
     /// never in any fit: scored with each fold's knobs beside the main set.
     #[serde(default)]
     pub terse: Option<PathBuf>,
+    /// The folder the corpus's includes may read, relative to the repository root (absent:
+    /// the corpus folder itself; the Black docs include ../CHANGES.md).
+    #[serde(default)]
+    pub include_root: Option<PathBuf>,
+}
+
+impl Entry {
+    /// The build settings for this corpus: `options` with its include root.
+    pub fn options(&self, options: &Options) -> Options {
+        Options {
+            include_root: self.include_root.clone(),
+            ..options.clone()
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -66,6 +80,7 @@ pub fn load_registry(path: &Path, root: &Path) -> Result<Vec<Entry>> {
         .map(|e| Entry {
             corpus: root.join(&e.corpus),
             questions: root.join(&e.questions),
+            include_root: e.include_root.as_ref().map(|d| root.join(d)),
             ..e
         })
         .collect())
@@ -584,6 +599,7 @@ pub fn run(
 ) -> Result<CrossResult> {
     let mut corpora = Vec::new();
     for entry in entries {
+        let options = &entry.options(options);
         let html = build_index::corpus_input(&entry.corpus, options)? == build_index::Input::Html;
         let load = |path: &Path| -> Result<Vec<Question>> {
             let mut questions = questions::load(path)?;

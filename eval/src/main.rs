@@ -30,7 +30,7 @@ use crate::questions::Split;
 
 const USAGE: &str =
     "usage: eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT]
-            [--private-dir NAME] [--site-name NAME] [--fragment-chars N] [--sizes N,N,...]
+            [--private-dir NAME] [--site-name NAME] [--include-root DIR] [--fragment-chars N] [--sizes N,N,...]
             [--check] [--lexical | --teacher DIR --model-dir DIR]
             [--hint-floor X] [--followups FILE] [--adapt | --no-adapt] [--adapt-epochs N] [--adapt-lr X]
             [--adapt-pull X] [--adapt-temperature X] [--adapt-headings-only]
@@ -163,6 +163,7 @@ fn parse_args() -> Result<Args> {
             "--markdown" => markdown = Some(PathBuf::from(value("--markdown")?)),
             "--private-dir" => options.private_dir = value("--private-dir")?,
             "--site-name" => options.site_names.push(value("--site-name")?),
+            "--include-root" => options.include_root = Some(value("--include-root")?.into()),
             "--fragment-chars" => {
                 let n = value("--fragment-chars")?;
                 options.fragment_chars = n

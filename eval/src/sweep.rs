@@ -70,6 +70,7 @@ pub fn run(entries: Vec<Entry>, options: &Options, embedder: Option<&Embedder>) 
     let mut r1 = Vec::new();
     let mut secs = Vec::new();
     for entry in &entries {
+        let options = &entry.options(options);
         let mut qs = questions::load(&entry.questions)?;
         if build_index::corpus_input(&entry.corpus, options)? == build_index::Input::Html {
             questions::on_built_site(&mut qs);
