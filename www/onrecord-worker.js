@@ -127,6 +127,32 @@ async function addShards({ engine, url }, names) {
   }
 }
 
+const mine = () => {
+  if (!documents) throw new Error('no documents loaded');
+  return documents;
+};
+
+/**
+ * What `read` gives on the site's engine. A sharded index answers with what it has and names the
+ * shards its reads missed: fetch them, add them, read again, until nothing is missed (then the
+ * reply is the whole index's). Each round adds at least one shard, so the loop ends; a shard
+ * named twice would be a bug.
+ * @template T @param {(engine: Engine) => T} read @returns {Promise<T>}
+ */
+async function whole(read) {
+  const current = loaded();
+  const added = new Set();
+  for (;;) {
+    const value = read(current.engine);
+    const needed = current.engine.needed?.() ?? [];
+    if (!needed.length) return value;
+    const again = needed.find((name) => added.has(name));
+    if (again) throw new Error(`index shard ${again} was added but is still needed`);
+    needed.forEach((name) => added.add(name));
+    await addShards(current, needed);
+  }
+}
+
 serve({
   init(assets) {
     bundles = assets;
@@ -160,24 +186,7 @@ serve({
   },
   info: () => loaded().engine.info(),
   verifyQuote: ({ fragment, text }) => loaded().engine.verifyQuote(fragment, text),
-  async ask({ corpus, question, context }) {
-    if (corpus === 'documents') {
-      if (!documents) throw new Error('no documents loaded');
-      return documents.ask(question, context);
-    }
-    const current = loaded();
-    // A sharded index answers with what it has and names the shards its reads missed: fetch
-    // them, add them, ask again, until nothing is missed (then the answer is the whole index's).
-    // Each round adds at least one shard, so the loop ends; a shard named twice would be a bug.
-    const added = new Set();
-    for (;;) {
-      const answer = current.engine.ask(question, context);
-      const needed = current.engine.needed?.() ?? [];
-      if (!needed.length) return answer;
-      const again = needed.find((name) => added.has(name));
-      if (again) throw new Error(`index shard ${again} was added but is still needed`);
-      needed.forEach((name) => added.add(name));
-      await addShards(current, needed);
-    }
-  },
+  ask: ({ corpus, question, context }) => (corpus === 'documents'
+    ? mine().ask(question, context) : whole((engine) => engine.ask(question, context))),
+  search: ({ corpus, query }) => (corpus === 'documents' ? mine().search(query) : whole((engine) => engine.search(query))),
 });

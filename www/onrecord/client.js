@@ -6,6 +6,7 @@ import { connect } from './protocol.js';
 /**
  * @typedef {import('./protocol.js').Call} Call
  * @typedef {import('./protocol.js').AnswerDto} AnswerDto
+ * @typedef {import('./protocol.js').SearchDto} SearchDto
  * @typedef {import('./protocol.js').IndexInfoDto} IndexInfoDto
  * @typedef {import('./protocol.js').VerifiedQuoteDto} VerifiedQuoteDto
  * @typedef {import('./protocol.js').TurnContextDto} TurnContextDto
@@ -14,11 +15,13 @@ import { connect } from './protocol.js';
  * @typedef {object} SiteEngine  the site's index; summary.js needs info and verifyQuote
  * @property {(question: string, context?: TurnContextDto | null) => Promise<AnswerDto>} ask
  *   a follow-up when `context` is the previous answer's
+ * @property {(query: string) => Promise<SearchDto>} search  results for the words typed so far
  * @property {() => Promise<IndexInfoDto>} info
  * @property {(fragment: number, text: string) => Promise<VerifiedQuoteDto | null>} verifyQuote
  *
  * @typedef {object} DocumentsEngine  the visitor's own files, indexed in the worker
  * @property {(question: string, context?: TurnContextDto | null) => Promise<AnswerDto>} ask
+ * @property {(query: string) => Promise<SearchDto>} search
  * @property {() => Promise<void>} forget
  */
 
@@ -75,6 +78,7 @@ export function siteEngine(opts, onMeaning) {
           asking = answer.then(() => {}, () => {});
           return answer;
         },
+        search: (query) => call('search', { corpus: 'site', query }),
         info: () => call('info', {}),
         verifyQuote: (fragment, text) => call('verifyQuote', { fragment, text }),
       };
@@ -97,6 +101,7 @@ export async function documentsEngine(opts, names, texts) {
   await call('documents', { names, texts, lang: opts.lang });
   return {
     ask: (question, context = null) => call('ask', { corpus: 'documents', question, context }),
+    search: (query) => call('search', { corpus: 'documents', query }),
     forget: () => call('forget', {}),
   };
 }

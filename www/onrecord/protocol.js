@@ -7,6 +7,8 @@
 
 /**
  * @typedef {import('../dist/pkg/onrecord_wasm.js').AnswerDto} AnswerDto
+ * @typedef {import('../dist/pkg/onrecord_wasm.js').SearchDto} SearchDto
+ * @typedef {import('../dist/pkg/onrecord_wasm.js').ResultDto} ResultDto
  * @typedef {import('../dist/pkg/onrecord_wasm.js').IndexInfoDto} IndexInfoDto
  * @typedef {import('../dist/pkg/onrecord_wasm.js').VerifiedQuoteDto} VerifiedQuoteDto
  * @typedef {import('../dist/pkg/onrecord_wasm.js').RefusalDto} RefusalDto
@@ -24,6 +26,7 @@
  *   documents: { payload: { names: string[], texts: string[], lang: string }, reply: void },
  *   forget: { payload: {}, reply: void },
  *   ask: { payload: { corpus: Corpus, question: string, context: TurnContextDto | null }, reply: AnswerDto },
+ *   search: { payload: { corpus: Corpus, query: string }, reply: SearchDto },
  *   info: { payload: {}, reply: IndexInfoDto },
  *   verifyQuote: { payload: { fragment: number, text: string }, reply: VerifiedQuoteDto | null },
  * }} Requests
@@ -34,6 +37,7 @@
  *   follow-up when it carries the context of the thread's previous answer (for a sharded index,
  *   after fetching the shards it needs; shards that cannot be fetched fail it with
  *   `unavailable`);
+ *   search: results for the words typed so far (the last one a prefix), fetching shards as ask does;
  *   info: the site index's version and corpus hash; verifyQuote: re-check a model's quote
  *   against the site index (summary.js).
  *
