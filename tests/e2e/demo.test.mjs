@@ -62,8 +62,8 @@ test('nothing loads before the widget opens; the button opens it and it answers 
   for (const mark of marks) assert.match(mark.toLowerCase(), /^(days?|return\w*|bikes?)$/, `highlight ${mark}`);
   assert.match(await page.locator('.chip.confidence').textContent(), /^(High|Medium|Low) confidence$/);
   assert.match(await page.locator('.onrecord-cite a.jump').getAttribute('href'), /\/shop\/returns\/#bikes:~:text=/);
-  // Other matching sections, by heading, below the answer (same-origin links).
-  const related = page.locator('.related li a');
+  // Related sections, by heading, below the answer (same-origin links).
+  const related = page.locator('.found li a');
   assert.ok(await related.count() >= 1, 'sub-results');
   for (const href of await related.evaluateAll((links) => links.map((a) => a.href))) assert.ok(href.startsWith(base), href);
   await page.screenshot({ path: shots + 'answer.png' });

@@ -85,6 +85,7 @@ test('plurals and the answered line', () => {
 
 const answer = (mode = 'answer') => ({
   mode, completeness: null, incomplete: [], confidence: null, quotes: [], related: [], hints: [], decline: null, missingTerms: [],
+  results: [], corrections: [],
 });
 
 test('an answer for a turn that is no longer in the thread is dropped', () => {
@@ -173,4 +174,51 @@ test('a blocked WebAssembly compile is told apart from other failures', () => {
   assert.deepEqual(S.failureOf(csp), { kind: 'wasm-blocked' });
   assert.deepEqual(S.failureOf(new Error('index is corrupt')), { kind: 'error', detail: 'index is corrupt' });
   assert.deepEqual(S.failureOf('plain'), { kind: 'error', detail: 'plain' });
+});
+
+const found = (...titles) => ({
+  results: titles.map((title, i) => ({ fragment: i, title, section: '', url: `/${title}/`, excerpt: title, highlights: [], collection: null })),
+  corrections: [],
+});
+
+test('results as typed: a reply to an earlier text never overwrites a later one; fewer than two characters show nothing', () => {
+  let s = S.typed(S.initial(), 1, 'ch');
+  s = S.typed(s, 2, 'charg');
+  assert.equal(S.searched(s, 1, 'ch', found('stale')), s, 'the reply to text 1 comes after text 2 was typed');
+  s = S.searched(s, 2, 'charg', found('Charging', 'Batteries'));
+  assert.deepEqual([s.live?.query, s.live?.search?.results.length, s.notice], ['charg', 2, { kind: 'results', count: 2 }]);
+  // The next text keeps the last good results until its own come; a failure keeps them too.
+  s = S.typed(s, 3, 'chargi');
+  assert.equal(s.live?.search?.results[0].title, 'Charging');
+  assert.equal(S.liveFailed(s, 2, true, 'x'), s, 'a failure of an earlier text says nothing');
+  const offline = S.liveFailed(s, 3, true, 'x');
+  assert.deepEqual([offline.live, offline.notice], [s.live, { kind: 'offline' }]);
+  assert.deepEqual(S.liveFailed(s, 3, false, 'boom').notice, { kind: 'ask-failed', detail: 'boom' });
+  assert.equal(S.typed(s, 4, 'c').live, null, 'one letter shows nothing');
+  assert.equal(S.typed(s, 4, '').live, null);
+  assert.equal(en.found(0), 'No results');
+  assert.equal(en.found(1), '1 result');
+  assert.equal(en.found(5), '5 results');
+  assert.equal(de.found(5), '5 Treffer');
+  assert.equal(en.showingFor(['compression']), 'Showing results for ‘compression’');
+  assert.equal(en.showingFor(['compression', 'level']), 'Showing results for ‘compression’ and ‘level’');
+  assert.equal(de.showingFor(['Kompression']), 'Ergebnisse für ‚Kompression‘');
+});
+
+test('the answer after a pause goes into the thread on Enter, unless the thread changed meanwhile', () => {
+  const context = { version: 5, index: 'ab', question: 'one', fragments: [3] };
+  let s = S.answered(S.asked(S.initial(), 'one'), 1, { ...answer(), context });
+  s = S.typed(s, 1, 'and two?');
+  s = S.searched(s, 1, 'and two?', found('Two'));
+  assert.equal(S.previewed(s, 0, 'and tw', S.contextOf(s), answer()), s, 'an answer to an earlier text is dropped');
+  const preview = { ...answer(), results: found('Two').results };
+  s = S.previewed(s, 1, 'and two?', S.contextOf(s), preview);
+  assert.deepEqual([s.live?.answer, s.live?.context, s.notice], [preview, context, { kind: 'answered' }]);
+  // Results for the same text after its answer keep the answer above them.
+  assert.equal(S.searched(s, 1, 'and two?', found('Two')).live?.answer, preview);
+  const asked = S.asked(s, 'and two?');
+  assert.deepEqual([asked.turns[1].answer, asked.turns[1].context], [preview, context], 'not asked again');
+  assert.equal(S.asked(s, 'and three?').turns[1].answer, null, 'another question is asked');
+  assert.equal(S.asked(S.newThread(s), 'and two?').turns[0].answer, null, 'asked with another context: asked again');
+  assert.equal(S.documentsIndexed(s, ['a.md']).live, null, 'other pages: nothing found as typed stays');
 });

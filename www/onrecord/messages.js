@@ -90,7 +90,12 @@ const en = {
   goToQuote: 'Go to the quote',
   /** @param {number} no @param {number} count */
   position: (no, count) => ` fragment ${no} of ${count}`,
-  otherSections: 'Other matching sections',
+  relatedSections: 'Related sections',
+  mayHelp: 'These sections may help:',
+  /** @param {number} n results shown */
+  found: (n) => (n ? `${n} ${s(n, 'result', 'results')}` : 'No results'),
+  /** Words of the question read as the site's nearest words. @param {string[]} words */
+  showingFor: (words) => `Showing results for ${list(words, '‘', '’', 'and')}`,
   privateNotes: 'These pages do not answer that, but private notes of the site owner cover it:',
   askForSummary: 'Ask for a summary',
   newQuestion: 'New question',
@@ -218,7 +223,10 @@ const de = {
   citation: (title, section) => (section ? `${title} › ${section}` : title),
   goToQuote: 'Zum Zitat',
   position: (no, count) => ` Fragment ${no} von ${count}`,
-  otherSections: 'Weitere passende Abschnitte',
+  relatedSections: 'Verwandte Abschnitte',
+  mayHelp: 'Diese Abschnitte könnten helfen:',
+  found: (n) => (n ? `${n} Treffer` : 'Keine Treffer'),
+  showingFor: (words) => `Ergebnisse für ${list(words, '‚', '‘', 'und')}`,
   privateNotes: 'Diese Seiten beantworten das nicht, aber private Notizen des Website-Betreibers behandeln es:',
   askForSummary: 'Zusammenfassung anfordern',
   newQuestion: 'Neue Frage',

@@ -1,9 +1,15 @@
 // The panel, used by both layouts (dialog and inline): it wires the form, the file drop and the
 // engines to the state's transitions (state.js) and redraws after each (render.js).
+// As the visitor types, results follow the box (debounced); a pause, or Enter, asks. The arrow
+// keys move between the box and the links of the results shown last; Enter on one opens it.
 import { documentsEngine, siteEngine } from './client.js';
 import { messagesFor } from './messages.js';
 import { draw, panelView } from './render.js';
 import * as S from './state.js';
+
+/** Milliseconds without typing before results are looked up, and before the text is asked. */
+const SEARCH_AFTER = 120;
+const ASK_AFTER = 900;
 
 /**
  * @typedef {import('../onrecord.js').Options} Options
@@ -24,6 +30,10 @@ export class Panel {
     this.site = null;
     /** @type {DocumentsEngine | null} */
     this.documents = null;
+    /** The box's text as last looked up, and the timers of its lookup and its question. */
+    this.query = '';
+    /** @type {ReturnType<typeof setTimeout>[]} */
+    this.timers = [];
     this.view = panelView(this.msgs, opts);
     this.root = this.view.root;
     this.input = this.view.input;
@@ -47,7 +57,10 @@ export class Panel {
       // The box empties for the next question; this one heads its turn in the thread.
       if (question) this.input.value = '';
       this.ask(question);
+      this.typed();
     });
+    this.input.addEventListener('input', () => this.typed());
+    this.root.addEventListener('keydown', (event) => this.arrow(event));
     fresh.addEventListener('click', this.ctx.onNewThread);
     files.addEventListener('change', () => this.addFiles([...(files.files ?? [])]));
     this.root.addEventListener('dragover', (event) => {
@@ -82,15 +95,70 @@ export class Panel {
     return this.site;
   }
 
+  /** The engine questions go to now. */
+  engine() {
+    return this.state.corpus === 'documents' ? Promise.resolve(this.documents) : this.load();
+  }
+
+  /** The box's text changed (or was emptied, or goes to other pages: `again`): results for it
+   * after a short pause, its answer after a longer one; nothing for fewer than two characters.
+   * @param {boolean} [again] */
+  typed(again = false) {
+    const query = this.input.value.trim();
+    if (query === this.query && !again) return;
+    this.query = query;
+    this.timers.forEach(clearTimeout);
+    const seq = this.state.typed + 1;
+    this.update(S.typed(this.state, seq, query));
+    if (query.length < 2) return;
+    /** @param {(engine: SiteEngine | DocumentsEngine) => Promise<void>} step @param {number} ms */
+    const later = (step, ms) => setTimeout(async () => {
+      try {
+        const engine = await this.engine();
+        if (engine) await step(engine);
+      } catch (err) {
+        const { message = String(err), unavailable } = /** @type {import('./protocol.js').EngineError} */ (err ?? {});
+        this.update(S.liveFailed(this.state, seq, !!unavailable, message));
+      }
+    }, ms);
+    // The state is read when the reply comes, not when it was asked for.
+    this.timers = [
+      later(async (engine) => {
+        const found = await engine.search(query);
+        this.update(S.searched(this.state, seq, query, found));
+      }, SEARCH_AFTER),
+      later(async (engine) => {
+        const context = S.contextOf(this.state);
+        const answer = await engine.ask(query, context);
+        this.update(S.previewed(this.state, seq, query, context, answer));
+      }, ASK_AFTER),
+    ];
+  }
+
+  /** ArrowDown from the box to the first result, on to the next; ArrowUp back (to the box).
+   * @param {KeyboardEvent} event */
+  arrow(event) {
+    const { key, target } = event;
+    const down = key === 'ArrowDown';
+    if (!down && (key !== 'ArrowUp' || target === this.input)) return;
+    const links = this.view.links();
+    const at = links.indexOf(/** @type {HTMLElement} */ (target));
+    if (at < 0 && target !== this.input) return;
+    event.preventDefault();
+    (links[at + (down ? 1 : -1)] ?? (down ? links[at] : this.input))?.focus();
+  }
+
   /** @param {string} question */
   async ask(question) {
     if (!question) return;
     this.update(S.asked(this.state, question));
     const turn = this.state.turns[this.state.turns.length - 1];
-    const engine = turn.corpus === 'documents' ? this.documents : await this.load();
+    if (turn.answer) return; // answered as typed
+    const engine = await this.engine();
     if (!engine) return;
     try {
-      this.update(S.answered(this.state, turn.id, await engine.ask(question, turn.context)));
+      const answer = await engine.ask(question, turn.context);
+      this.update(S.answered(this.state, turn.id, answer));
     } catch (err) {
       const { message = String(err), unavailable } = /** @type {import('./protocol.js').EngineError} */ (err ?? {});
       if (unavailable) console.warn('onrecord: index shards could not be fetched:', message);
@@ -111,6 +179,7 @@ export class Panel {
       return this.update(S.documentsRefused(this.state, S.refusalOf(err)));
     }
     this.update(S.documentsIndexed(this.state, files.map((f) => f.name)));
+    this.typed(true);
     this.input.focus();
   }
 
@@ -118,6 +187,7 @@ export class Panel {
   newThread() {
     this.update(S.newThread(this.state));
     this.input.value = '';
+    this.typed();
     this.input.focus();
   }
 
@@ -125,6 +195,7 @@ export class Panel {
     this.documents?.forget();
     this.documents = null;
     this.update(S.backToSite(this.state));
+    this.typed(true);
     this.input.focus();
   }
 

@@ -10,6 +10,8 @@ import { MAX_QUESTION_CHARS } from './state.js';
  * @typedef {import('./state.js').Turn} Turn
  * @typedef {import('./state.js').Notice} Notice
  * @typedef {import('./protocol.js').AnswerDto} AnswerDto
+ * @typedef {import('./protocol.js').SearchDto} SearchDto
+ * @typedef {import('./state.js').Live} Live
  * @typedef {import('../dist/pkg/onrecord_wasm.js').QuoteDto} QuoteDto
  *
  * @typedef {object} PanelView  the panel's fixed elements
@@ -20,6 +22,8 @@ import { MAX_QUESTION_CHARS } from './state.js';
  * @property {HTMLElement} drop
  * @property {HTMLElement} status  the live region
  * @property {HTMLElement} result  the thread
+ * @property {HTMLElement} live  what the box's text finds as it is typed
+ * @property {() => HTMLElement[]} links  the links of the results shown last (arrow keys)
  * @property {HTMLButtonElement} fresh  "New question": ends the thread
  * @property {HTMLElement} refusal
  * @property {HTMLElement} documents
@@ -64,6 +68,7 @@ export function panelView(msgs, opts) {
     el('div', { class: 'row' }, input, el('button', { type: 'submit', class: 'ask' }, msgs.ask)));
   const status = el('p', { class: 'onrecord-status', role: 'status', 'aria-live': 'polite' });
   const result = el('div', { class: 'result' });
+  const live = el('div', { class: 'live' });
   const fresh = el('button', { type: 'button', class: 'link fresh', hidden: '' }, msgs.newQuestion);
   const files = el('input', { type: 'file', multiple: '', class: 'sr-only', accept: '.md,.markdown,.txt,text/markdown,text/plain' });
   const refusal = el('p', { class: 'source error', role: 'alert' });
@@ -71,20 +76,29 @@ export function panelView(msgs, opts) {
   const drop = el('div', { class: 'drop' },
     el('p', {}, ...msgs.drop(el('label', { class: 'pick' }, msgs.chooseFiles, files))),
     refusal, documents);
-  const root = el('div', { class: 'panel' }, form, status, result, fresh, drop);
-  return { root, form, input, files, drop, status, result, fresh, refusal, documents };
+  const root = el('div', { class: 'panel' }, form, status, result, live, fresh, drop);
+  const links = () => /** @type {HTMLElement[]} */ ([...((live.firstChild ? live : result.lastElementChild)?.querySelectorAll('.found a') ?? [])]);
+  return { root, form, input, files, drop, status, result, live, links, fresh, refusal, documents };
 }
 
 /** Brings the view from `prev` to `next`, touching only what changed (a summary shown under
  * an answer stays until the thread changes).
  * @param {PanelView} view @param {PanelState} prev @param {PanelState} next @param {DrawContext} ctx */
 export function draw(view, prev, next, ctx) {
-  if (next.turns !== prev.turns) {
+  const { turns, live } = next;
+  if (turns !== prev.turns || !live !== !prev.live) {
     // The thread: earlier turns collapsed to their question, the latest one open (a question
-    // shows at once, its answer when it comes; the answer before it is collapsed by then).
-    const { turns } = next;
-    view.result.replaceChildren(...turns.map((t, i) => turnView(t, ctx, i === turns.length - 1)));
+    // shows at once, its answer when it comes; the answer before it is collapsed by then, and
+    // so is the latest while the box's next question finds results).
+    view.result.replaceChildren(...turns.map((t, i) => turnView(t, ctx, !live && i === turns.length - 1)));
     view.fresh.hidden = !turns.some((t) => t.answer);
+  }
+  if (live !== prev.live) {
+    // As typed: the answer after a pause above its results, else the results alone.
+    const shown = live?.answer
+      ? answerView({ id: 0, question: live.query, corpus: next.corpus, context: live.context, answer: live.answer }, ctx)
+      : [live?.search?.results.length && resultsView(live.search, ctx.msgs.found(live.search.results.length), next.corpus === 'documents', ctx.msgs)];
+    view.live.replaceChildren(...shown.filter((node) => !!node));
   }
   if (next.refusal !== prev.refusal) view.refusal.textContent = next.refusal ? ctx.msgs.refusal(next.refusal) : '';
   if (next.documents !== prev.documents) {
@@ -100,32 +114,38 @@ export function draw(view, prev, next, ctx) {
 
 /** The live region: it announces every result; under a shown result it is visually hidden.
  * @param {HTMLElement} status @param {PanelState} state @param {DrawContext} ctx */
-function drawStatus(status, { notice, turns }, ctx) {
+function drawStatus(status, { notice, turns, live }, ctx) {
   const { msgs } = ctx;
   const alert = notice?.kind === 'unavailable';
-  status.className = 'onrecord-status' + (alert ? ' onrecord-error' : '') + (notice?.kind === 'answered' ? ' quiet' : '');
+  // Shown results speak for themselves: their count is for screen readers.
+  const quiet = notice?.kind === 'answered' || (notice?.kind === 'results' && notice.count > 0);
+  status.className = 'onrecord-status' + (alert ? ' onrecord-error' : '') + (quiet ? ' quiet' : '');
   status.setAttribute('role', alert ? 'alert' : 'status');
-  const answer = turns[turns.length - 1]?.answer;
+  const answer = live?.answer ?? turns[turns.length - 1]?.answer;
+  let text = '';
   switch (notice?.kind) {
-    case 'loading': status.textContent = msgs.loading; break;
-    case 'ready': status.textContent = msgs.ready; break;
-    case 'answered': status.textContent = answer ? answerStatus(answer, ctx) : ''; break;
-    case 'indexed': status.textContent = msgs.indexed(notice.count); break;
-    case 'site-again': status.textContent = msgs.siteAgain; break;
-    case 'new-thread': status.textContent = msgs.newThread; break;
-    case 'ask-failed': status.textContent = msgs.askFailed(notice.detail); break;
-    case 'offline': status.textContent = msgs.offline; break;
-    case 'summary-failed': status.textContent = msgs.summariesFailed(notice.detail); break;
-    case 'unavailable': status.textContent = msgs.unavailable(notice.failure); break;
-    default: status.textContent = '';
+    case 'loading': text = msgs.loading; break;
+    case 'ready': text = msgs.ready; break;
+    case 'answered': text = answer ? answerStatus(answer, ctx) : ''; break;
+    case 'results': text = msgs.found(notice.count); break;
+    case 'indexed': text = msgs.indexed(notice.count); break;
+    case 'site-again': text = msgs.siteAgain; break;
+    case 'new-thread': text = msgs.newThread; break;
+    case 'ask-failed': text = msgs.askFailed(notice.detail); break;
+    case 'offline': text = msgs.offline; break;
+    case 'summary-failed': text = msgs.summariesFailed(notice.detail); break;
+    case 'unavailable': text = msgs.unavailable(notice.failure); break;
   }
+  // The same count again (another keystroke, as many results) is not announced again.
+  if (status.textContent !== text) status.textContent = text;
 }
 
 /** What the live region says about an answer: how a follow-up was read, then the outcome.
  * @param {AnswerDto} answer @param {DrawContext} ctx */
 function answerStatus(answer, ctx) {
   const read = readAs(answer) ? `${ctx.msgs.readAs(answer.turn)} ` : '';
-  return read + outcome(answer, ctx);
+  const found = answer.results.length ? ` ${ctx.msgs.found(answer.results.length)}.` : '';
+  return read + outcome(answer, ctx) + found;
 }
 
 /** @param {AnswerDto} answer @param {DrawContext} ctx */
@@ -175,12 +195,6 @@ function answerView(turn, ctx) {
     for (const quote of quotes) box.append(quoteView(quote, own, msgs));
     // A partial answer names the part of the question the quoted pages do not cover.
     if (answer.incomplete.length) box.append(el('p', { class: 'missing' }, msgs.nothingOn(answer.incomplete)));
-    const related = answer.related.filter((r) => !quotes.some((q) => q.citation.url === r.url));
-    if (related.length) {
-      const list = el('ul', { class: 'related' });
-      for (const r of related) list.append(el('li', {}, place(r.url, msgs.citation(r.title, r.section), own)));
-      box.append(el('h3', { class: 'sub' }, msgs.otherSections), list);
-    }
     // Explore further: questions about the sections next to the quoted ones; they fill the box.
     if (answer.explore?.length) {
       const list = el('ul', { class: 'explore' });
@@ -204,10 +218,32 @@ function answerView(turn, ctx) {
     for (const hint of answer.hints) list.append(el('li', {}, place(hint.url, hint.label, own), hint.locator && ` — ${hint.locator}`));
     box.append(el('p', {}, msgs.privateNotes), list);
   } else {
-    // A decline cites nothing: no quotes, no links, only the reason.
+    // A decline quotes nothing: only the reason, and the sections that may help under it.
     box.append(el('p', { class: 'onrecord-decline' }, msgs.declined(msgs.declineReason(answer.decline, answer.missingTerms))));
   }
-  return readAs(answer) ? [el('p', { class: 'read-as' }, msgs.readAs(answer.turn)), box] : [box];
+  // The matching sections, never dressed as an answer, never repeating a quoted fragment.
+  const results = answer.results.filter((r) => !answer.quotes.some((q) => q.fragment === r.fragment));
+  const found = results.length && resultsView({ ...answer, results }, answer.mode === 'answer' ? msgs.relatedSections : msgs.mayHelp, own, msgs);
+  return [readAs(answer) && el('p', { class: 'read-as' }, msgs.readAs(answer.turn)), box, found].filter((node) => !!node);
+}
+
+/** Results, grouped by page (page › its sections, each a link to its heading, its best-matching
+ * words highlighted), under their own heading and a note for words read as the site's.
+ * @param {SearchDto} found @param {string} heading @param {boolean} own @param {Messages} msgs */
+function resultsView({ results, corrections }, heading, own, msgs) {
+  const list = el('ul', { class: 'pages' });
+  let page = '';
+  let hits = list;
+  for (const r of results) {
+    if (r.title + r.url.split('#')[0] !== page) {
+      page = r.title + r.url.split('#')[0];
+      hits = el('ul', { class: 'hits' });
+      list.append(el('li', {}, el('span', { class: 'page' }, r.title), r.collection && el('span', { class: 'chip collection' }, msgs.collection(r.collection)), hits));
+    }
+    hits.append(el('li', {}, place(r.url, r.section || r.title, own), el('p', { class: 'excerpt' }, ...highlight({ text: r.excerpt, highlights: r.highlights }))));
+  }
+  return el('section', { class: 'found' }, el('h3', { class: 'sub' }, heading),
+    corrections.length > 0 && el('p', { class: 'fixed' }, msgs.showingFor(corrections.map((c) => c.to))), list);
 }
 
 /** @param {QuoteDto} quote @param {boolean} own @param {Messages} msgs */
@@ -224,8 +260,8 @@ function quoteView(quote, own, msgs) {
   return el('figure', { class: 'quote' }, el('blockquote', { class: 'onrecord-quote' }, ...(header ? [header] : []), ...highlight(quote)), caption);
 }
 
-/** The quote as text nodes, with the question's terms in <mark> by UTF-16 offsets.
- * @param {QuoteDto} quote @returns {(string | HTMLElement)[]} */
+/** A quote or an excerpt as text nodes, with the question's terms in <mark> by UTF-16 offsets.
+ * @param {{ text: string, highlights: { start: number, end: number }[] }} quote @returns {(string | HTMLElement)[]} */
 function highlight({ text, highlights }) {
   const parts = [];
   let at = 0;

@@ -4,10 +4,15 @@
 // Questions and answers form a thread of turns. Each question joins the thread with the turn
 // context of the thread's last answer, so the engine may read it as a follow-up ("and for
 // parts?"); "New question" empties the thread, and the next question is read on its own.
+//
+// While the visitor types, `live` holds what the box's text finds: results as typed, and after a
+// pause the answer to the text as it stands (Enter then puts that answer in the thread as it is).
+// Each text the box holds has a sequence number; a reply to an earlier text is stale and dropped.
 
 /**
  * @typedef {import('./protocol.js').Corpus} Corpus
  * @typedef {import('./protocol.js').AnswerDto} AnswerDto
+ * @typedef {import('./protocol.js').SearchDto} SearchDto
  * @typedef {import('./protocol.js').RefusalDto} RefusalDto
  * @typedef {import('./protocol.js').TurnContextDto} TurnContextDto
  *
@@ -18,10 +23,16 @@
  * @property {TurnContextDto | null} context  the previous answer's, sent with the question
  * @property {AnswerDto | null} answer  null while the engine works on it
  *
+ * @typedef {object} Live  what the box's text finds as it is typed
+ * @property {string} query  the text
+ * @property {SearchDto | null} search  its results
+ * @property {AnswerDto | null} answer  the answer to it, after a pause
+ * @property {TurnContextDto | null} context  the one the answer was asked with
+ *
  * @typedef {{ kind: 'wasm-blocked' } | { kind: 'error', detail: string }} Failure  why the site's engine is unavailable
  * @typedef {RefusalDto | { kind: 'not-text', file: string } | { kind: 'failed', detail: string }} Refusal  why files were not indexed
  *
- * @typedef {{ kind: 'loading' } | { kind: 'ready' } | { kind: 'answered' } | { kind: 'indexed', count: number }
+ * @typedef {{ kind: 'loading' } | { kind: 'ready' } | { kind: 'answered' } | { kind: 'results', count: number } | { kind: 'indexed', count: number }
  *   | { kind: 'site-again' } | { kind: 'new-thread' } | { kind: 'ask-failed', detail: string } | { kind: 'offline' }
  *   | { kind: 'summary-failed', detail: string }
  *   | { kind: 'unavailable', failure: Failure }} Notice  what the live region says
@@ -33,6 +44,8 @@
  * @property {Refusal | null} refusal  why the files dropped last were refused
  * @property {Turn[]} turns  the thread, oldest first
  * @property {number} nextTurn
+ * @property {Live | null} live  null while the box holds fewer than two characters
+ * @property {number} typed  the sequence number of the box's text
  * @property {Notice | null} notice
  */
 
@@ -47,7 +60,7 @@ const ACCEPTED = /\.(md|markdown|txt)$/i;
 
 /** @returns {PanelState} */
 export const initial = () => ({
-  site: 'idle', corpus: 'site', documents: [], refusal: null, turns: [], nextTurn: 1, notice: null,
+  site: 'idle', corpus: 'site', documents: [], refusal: null, turns: [], nextTurn: 1, live: null, typed: 0, notice: null,
 });
 
 /** The site's engine is wanted (opened, focused, preloaded or asked) and not there yet.
@@ -60,13 +73,48 @@ export const loaded = (s) => ({ ...s, site: 'ready', notice: s.notice?.kind === 
 /** @param {PanelState} s @param {Failure} failure @returns {PanelState} */
 export const failed = (s, failure) => ({ ...s, site: 'failed', notice: { kind: 'unavailable', failure } });
 
-/** A question joins the thread, carrying the context of the thread's last answer.
+/** The context a question asked now carries: the thread's last answer's.
+ * @param {PanelState} s @returns {TurnContextDto | null} */
+export const contextOf = (s) => s.turns.findLast((t) => t.answer)?.answer?.context ?? null;
+
+/** A question joins the thread, carrying the context of the thread's last answer; the answer
+ * the box's text already got after a pause, asked the same way, comes with it.
  * @param {PanelState} s @param {string} question @returns {PanelState} */
 export function asked(s, question) {
-  const last = s.turns.findLast((t) => t.answer);
-  const turn = { id: s.nextTurn, question, corpus: s.corpus, context: last?.answer?.context ?? null, answer: null };
-  return { ...s, turns: [...s.turns, turn].slice(-MAX_TURNS), nextTurn: s.nextTurn + 1 };
+  const context = contextOf(s);
+  const { live } = s;
+  const answer = live?.query === question && live.context === context ? live.answer : null;
+  const turn = { id: s.nextTurn, question, corpus: s.corpus, context, answer };
+  return { ...s, turns: [...s.turns, turn].slice(-MAX_TURNS), nextTurn: s.nextTurn + 1, ...(answer && { notice: { kind: 'answered' } }) };
 }
+
+/** The box's text changed; it is number `seq`. A box of fewer than two characters shows nothing.
+ * @param {PanelState} s @param {number} seq @param {string} query @returns {PanelState} */
+export const typed = (s, seq, query) => ({ ...s, typed: seq, live: query.length > 1 ? s.live : null });
+
+/** Results for text number `seq` (dropped unless it is still the box's); an answer to the same
+ * text stays above them.
+ * @param {PanelState} s @param {number} seq @param {string} query @param {SearchDto} search @returns {PanelState} */
+export function searched(s, seq, query, search) {
+  if (seq !== s.typed) return s;
+  const same = s.live?.query === query ? s.live : null;
+  const live = { query, search, answer: same?.answer ?? null, context: same?.context ?? null };
+  return { ...s, live, notice: { kind: 'results', count: search.results.length } };
+}
+
+/** The answer to text number `seq` after a pause, asked with `context` (dropped unless the text
+ * is still the box's); it is shown above its own results.
+ * @param {PanelState} s @param {number} seq @param {string} query @param {TurnContextDto | null} context
+ * @param {AnswerDto} answer @returns {PanelState} */
+export function previewed(s, seq, query, context, answer) {
+  if (seq !== s.typed) return s;
+  return { ...s, live: { query, search: null, answer, context }, notice: { kind: 'answered' } };
+}
+
+/** Results or an answer for text number `seq` failed: the last good results stay, with why.
+ * @param {PanelState} s @param {number} seq @param {boolean} offline @param {string} detail @returns {PanelState} */
+export const liveFailed = (s, seq, offline, detail) => (seq !== s.typed ? s
+  : { ...s, notice: offline ? { kind: 'offline' } : { kind: 'ask-failed', detail } });
 
 /** "New question": the thread is emptied, so the next question carries no context.
  * @param {PanelState} s @returns {PanelState} */
@@ -96,7 +144,7 @@ export function askOffline(s, id) {
 /** The visitor's files are indexed: questions go to them, in a new thread.
  * @param {PanelState} s @param {string[]} names @returns {PanelState} */
 export const documentsIndexed = (s, names) => ({
-  ...s, corpus: 'documents', documents: names, refusal: null, turns: [], notice: { kind: 'indexed', count: names.length },
+  ...s, corpus: 'documents', documents: names, refusal: null, turns: [], live: null, notice: { kind: 'indexed', count: names.length },
 });
 
 /** Files were refused; whatever was asked before stays askable.
@@ -105,7 +153,7 @@ export const documentsRefused = (s, refusal) => ({ ...s, refusal });
 
 /** @param {PanelState} s @returns {PanelState} */
 export const backToSite = (s) => ({
-  ...s, corpus: 'site', documents: [], refusal: null, turns: [], notice: { kind: 'site-again' },
+  ...s, corpus: 'site', documents: [], refusal: null, turns: [], live: null, notice: { kind: 'site-again' },
 });
 
 /** @param {PanelState} s @param {string} detail @returns {PanelState} */
