@@ -3,8 +3,9 @@
 // as sharded.test.mjs serves it): results appear as the box is typed into, Enter (or a pause)
 // puts the answer above them, the arrow keys move through them and Enter opens one; a decline
 // shows the sections that may help, a question about something no page mentions shows none; a
-// typo says which word was read; a reply to an earlier text never overwrites a later one; a
-// shard that cannot be fetched while typing keeps the last results. Needs www/dist (scripts/test.sh).
+// typo says which word was read; a pasted 500-character question works; a reply to an earlier
+// text never overwrites a later one; a shard that cannot be fetched while typing keeps the last
+// results. Needs www/dist and www/dist/sharded (scripts/test.sh).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -212,6 +213,20 @@ test('a typo is read as the site\'s word, and the results say so', async () => {
   await context.close();
 });
 
+test('a pasted 500-character question finds results and is answered within the limits', async () => {
+  const context = await browser.newContext();
+  const { page, errors } = await open(context, demo.url);
+  await page.locator('.launch').click();
+  const long = 'How long is the warranty on the battery and on the frame? '.repeat(9).slice(0, 500);
+  await box(page).fill(long);
+  await page.locator('.live .found').waitFor();
+  await box(page).press('Enter');
+  await page.locator('.turn .answer').waitFor();
+  assert.equal(await page.locator('.turn summary').textContent(), long.trim());
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a reply to an earlier text never overwrites the results of a later one', async () => {
   const context = await browser.newContext();
   const { page, errors } = await open(context, demo.url, recordWorker);
@@ -223,8 +238,9 @@ test('a reply to an earlier text never overwrites the results of a later one', a
   await page.waitForFunction(() => window.__held.length === 1);
   await box(page).fill('');
   await type(page, 'warranty claim', 5);
+  // Its results, then its answer after the pause: all the box's text gets.
+  await page.locator('.live .answer').waitFor();
   const live = page.locator('.live .found');
-  await live.waitFor();
   const later = await shown(live);
   assert.ok(later.some((r) => r.startsWith('Warranty › ')), later.join(' | '));
   await page.evaluate(() => window.__held.forEach((deliver) => deliver()));
