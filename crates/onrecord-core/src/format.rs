@@ -316,6 +316,27 @@ pub enum DecodeError {
     Malformed(String),
     /// The payload decoded but is inconsistent (e.g. a posting names a missing fragment).
     Invalid(&'static str),
+    /// A sentence (or table row) range is empty or only whitespace: a quote of it would be "".
+    EmptySentence {
+        /// The fragment (its id in the whole index).
+        fragment: u32,
+        /// The sentence, by position in the fragment.
+        sentence: u32,
+    },
+    /// A sentence range starts before the previous one ends: out of order or overlapping.
+    SentencesOutOfOrder {
+        /// The fragment (its id in the whole index).
+        fragment: u32,
+        /// The first sentence out of order, by position in the fragment.
+        sentence: u32,
+    },
+    /// A sentence range ends before it starts, past the fragment's text, or inside a character.
+    SentenceOutsideText {
+        /// The fragment (its id in the whole index).
+        fragment: u32,
+        /// The sentence, by position in the fragment.
+        sentence: u32,
+    },
 }
 
 impl fmt::Display for DecodeError {
@@ -360,6 +381,18 @@ impl DecodeError {
             ),
             DecodeError::Malformed(msg) => write!(f, "{file} payload is malformed: {msg}"),
             DecodeError::Invalid(what) => write!(f, "{file} is inconsistent: {what}"),
+            DecodeError::EmptySentence { fragment, sentence } => write!(
+                f,
+                "{file} is inconsistent: sentence {sentence} of fragment {fragment} is empty"
+            ),
+            DecodeError::SentencesOutOfOrder { fragment, sentence } => write!(
+                f,
+                "{file} is inconsistent: sentence {sentence} of fragment {fragment} starts before the one before it ends"
+            ),
+            DecodeError::SentenceOutsideText { fragment, sentence } => write!(
+                f,
+                "{file} is inconsistent: sentence {sentence} of fragment {fragment} is outside its text"
+            ),
         }
     }
 }
@@ -407,8 +440,8 @@ impl Index {
     fn validate(&self) -> Result<(), DecodeError> {
         let n_frags = self.fragments.len();
         self.validate_shared(n_frags)?;
-        for frag in &self.fragments {
-            frag.validate(self.docs.len())?;
+        for (id, frag) in (0u32..).zip(&self.fragments) {
+            frag.validate(id, self.docs.len())?;
         }
         validate_terms(&self.terms, n_frags)
     }
@@ -497,24 +530,35 @@ impl Fragment {
     }
 
     /// Checks what quoting relies on: the page exists, sentence ranges lie in order inside the
-    /// text, table rows name units that exist.
-    pub(crate) fn validate(&self, n_docs: usize) -> Result<(), DecodeError> {
+    /// text and are not empty, table rows name units that exist. `id` names the fragment in
+    /// errors.
+    pub(crate) fn validate(&self, id: u32, n_docs: usize) -> Result<(), DecodeError> {
         if self.doc as usize >= n_docs {
             return Err(DecodeError::Invalid("a fragment names a missing document"));
         }
         // A quote runs from one sentence's start to a later one's end, so the ranges must
-        // be in order and apart, not only each inside the text.
+        // be in order and apart, not only each inside the text; an empty one quotes "".
         let mut last_end = 0;
-        for &(start, end) in &self.sentences {
-            if start > end || self.text.get(start as usize..end as usize).is_none() {
-                return Err(DecodeError::Invalid(
-                    "a sentence range is outside its fragment",
-                ));
+        for (sentence, &(start, end)) in (0u32..).zip(&self.sentences) {
+            let Some(quoted) = self.text.get(start as usize..end as usize) else {
+                // Also `start > end`: `get` refuses a reversed range.
+                return Err(DecodeError::SentenceOutsideText {
+                    fragment: id,
+                    sentence,
+                });
+            };
+            // Builders trim every unit, so a blank one is as empty as a zero-length one.
+            if quoted.trim().is_empty() {
+                return Err(DecodeError::EmptySentence {
+                    fragment: id,
+                    sentence,
+                });
             }
             if start < last_end {
-                return Err(DecodeError::Invalid(
-                    "sentence ranges are not in order or overlap",
-                ));
+                return Err(DecodeError::SentencesOutOfOrder {
+                    fragment: id,
+                    sentence,
+                });
             }
             last_end = end;
         }

@@ -898,12 +898,14 @@ impl ShardedIndex {
                     )));
                 }
                 for (i, f) in fragments.iter().enumerate() {
-                    f.validate(index.docs.len()).map_err(|e| {
-                        error(ShardErrorKind::Invalid(match e {
-                            DecodeError::Invalid(what) => what,
-                            _ => "a fragment does not read",
-                        }))
-                    })?;
+                    f.validate(first + i as u32, index.docs.len())
+                        .map_err(|e| {
+                            error(match e {
+                                DecodeError::Invalid(what) => ShardErrorKind::Invalid(what),
+                                // A bad sentence range keeps its own name.
+                                other => ShardErrorKind::Decode(other),
+                            })
+                        })?;
                     if sharding.page_of(first + i as u32) != Some(f.doc) {
                         return Err(error(ShardErrorKind::Invalid(
                             "a fragment's page differs from the manifest's",

@@ -226,7 +226,10 @@ fn a_well_checksummed_but_inconsistent_payload_is_invalid() {
     let err = Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).unwrap_err();
     assert_eq!(
         err,
-        DecodeError::Invalid("a sentence range is outside its fragment")
+        DecodeError::SentenceOutsideText {
+            fragment: 0,
+            sentence: index.fragments[0].sentences.len() as u32 - 1,
+        }
     );
 }
 
@@ -234,10 +237,10 @@ fn a_well_checksummed_but_inconsistent_payload_is_invalid() {
 // are each inside the text but out of order made `ask` quote "" with start > end.
 #[test]
 fn sentence_ranges_out_of_order_or_overlapping_are_invalid() {
-    for sentences in [
-        vec![(24, 48), (0, 23)],
-        vec![(0, 30), (20, 48)],
-        vec![(5, 10), (5, 10)],
+    for (sentences, at) in [
+        (vec![(24, 48), (0, 23)], 1),
+        (vec![(0, 30), (20, 48)], 1),
+        (vec![(5, 10), (5, 10)], 1),
     ] {
         let mut index = fixture();
         assert!(index.fragments[0].text.len() >= 48);
@@ -245,16 +248,51 @@ fn sentence_ranges_out_of_order_or_overlapping_are_invalid() {
         let err = Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).unwrap_err();
         assert_eq!(
             err,
-            DecodeError::Invalid("sentence ranges are not in order or overlap"),
+            DecodeError::SentencesOutOfOrder {
+                fragment: 0,
+                sentence: at
+            },
             "{sentences:?}"
         );
     }
-    // Adjacent and empty ranges are fine (the table rows named units past these three).
+    // Adjacent ranges are fine (the table rows named units past these two).
     let mut index = fixture();
-    index.fragments[0].sentences = vec![(0, 10), (10, 10), (10, 20)];
+    index.fragments[0].sentences = vec![(0, 10), (10, 20)];
     index.fragments[0].table_rows.clear();
     index.fragments[0].code.clear();
     assert!(Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).is_ok());
+}
+
+// Issue 43: a CRC-valid index with a zero-length sentence range was accepted and answered with
+// an empty quote "" at High confidence. Every fragment, every place in it: refused by name.
+#[test]
+fn an_empty_sentence_range_is_refused_wherever_it_is() {
+    let base = fixture();
+    for (f, frag) in base.fragments.iter().enumerate() {
+        for (s, &(start, _)) in frag.sentences.iter().enumerate() {
+            let mut index = base.clone();
+            index.fragments[f].sentences[s] = (start, start);
+            let bytes = index.to_bytes([0; 32]).unwrap();
+            assert_eq!(
+                Index::from_bytes(&bytes).unwrap_err(),
+                DecodeError::EmptySentence {
+                    fragment: f as u32,
+                    sentence: s as u32
+                },
+                "fragment {f}, sentence {s}"
+            );
+        }
+    }
+    // Also at the very end of the text, where the range is still "inside" it.
+    let mut index = fixture();
+    let end = index.fragments[1].text.len() as u32;
+    index.fragments[1].sentences.push((end, end));
+    let err = Index::from_bytes(&index.to_bytes([0; 32]).unwrap()).unwrap_err();
+    assert!(
+        matches!(err, DecodeError::EmptySentence { fragment: 1, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("is empty"), "{err}");
 }
 
 #[test]

@@ -138,6 +138,7 @@ pub(crate) fn pick(
     // Code shows how to do something; it does not say what a thing is or how much: a debug
     // log that names the setting asked about is not its definition.
     let quotable = |i: usize| prefer.kind == AskKind::HowTo || !fragment.is_code(i);
+    let blank = |i: usize| sentence(i).trim().is_empty();
     let own_covered: Vec<Covered> = (0..fragment.sentences.len())
         .map(|i| wanted.covered(sentence(i)))
         .collect();
@@ -169,7 +170,8 @@ pub(crate) fn pick(
     let mut best_score = 0.0;
     for (i, covered) in per_sentence.iter().enumerate() {
         // A header row is context for its rows, not an answer of its own.
-        if is_header(i) || version_note(i) || !quotable(i) {
+        // A blank unit quotes "" (an index built in memory is not validated).
+        if is_header(i) || version_note(i) || !quotable(i) || blank(i) {
             continue;
         }
         let w = if entry {
@@ -264,10 +266,15 @@ pub(crate) fn pick(
 }
 
 /// Whether every sentence of `fragment` is a version note ("Changed in version 0.10: …"), as
-/// when a long entry's last fragment holds only its notes.
+/// when a long entry's last fragment holds only its notes; also when it has no sentence that
+/// shows anything (blank or none: an index built in memory is not validated), since then it
+/// has nothing to quote at all.
 pub(crate) fn only_version_notes(fragment: &Fragment) -> bool {
-    !fragment.sentences.is_empty()
-        && (0..fragment.sentences.len()).all(|i| fragment.sentence(i).is_none_or(is_change_note))
+    (0..fragment.sentences.len()).all(|i| {
+        fragment
+            .sentence(i)
+            .is_none_or(|s| s.trim().is_empty() || is_change_note(s))
+    })
 }
 
 /// Whether a sentence opens by pointing back at the one before it.
@@ -388,6 +395,46 @@ fn encode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Issue 43: an index built in memory is not validated; a zero-length sentence range under a
+    // heading that names the question answered with the quote "" at High confidence.
+    #[test]
+    fn a_blank_range_is_never_quoted() {
+        use crate::{
+            AnswerConfig, Block, IndexBuilder, IndexSettings, SourceDoc, SourceSection, ask, chunk,
+        };
+        let doc = SourceDoc {
+            path: "refunds.md".into(),
+            url: "/refunds/".into(),
+            title: "Refund policy".into(),
+            lang: Lang::English,
+            themes: vec![],
+            collection: None,
+            sections: vec![SourceSection {
+                heading_path: vec!["Refund policy".into()],
+                anchor: "refund-policy".into(),
+                blocks: vec![Block::paragraph(
+                    "Refunds arrive within fourteen days of the return.",
+                )],
+            }],
+        };
+        let end = doc.sections[0].blocks[0].text.len() as u32;
+        for sentences in [vec![(0, 0)], vec![], vec![(7, 8)], vec![(0, 0), (0, end)]] {
+            let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+            builder.add(&doc, &chunk(&doc, 800));
+            let mut index = builder.finish();
+            index.fragments[0].sentences = sentences.clone();
+            if sentences.is_empty() {
+                index.fragments[0].text.clear();
+            }
+            for question in ["refund policy?", "what changed in the refund policy?"] {
+                let answer = ask(&index, None, question, &AnswerConfig::DEFAULT);
+                for q in &answer.quotes {
+                    assert!(!q.text.trim().is_empty(), "{sentences:?}: {answer:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn nothing_covered_weighs_plus_zero() {
