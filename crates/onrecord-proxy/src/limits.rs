@@ -127,13 +127,16 @@ impl Connections {
     }
 
     /// A place for a new connection from `ip`, or `None` when it would pass either cap. The
-    /// map holds only addresses with open connections, so it never outgrows `max`.
+    /// last eighth of the places goes only to addresses with none open, so addresses that
+    /// each hold their share cannot keep a new one out. The map holds only addresses with
+    /// open connections, so it never outgrows `max`.
     pub(crate) fn open(self: &Arc<Self>, ip: IpAddr) -> Option<Slot> {
         let key = client_key(ip);
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
         let (total, per_client) = &mut *open;
         let mine = per_client.get(&key).copied().unwrap_or(0);
-        if *total >= self.max || mine >= self.max_per_client {
+        let reserved = self.max - self.max / 8;
+        if *total >= self.max || mine >= self.max_per_client || (mine > 0 && *total >= reserved) {
             return None;
         }
         *total += 1;
@@ -247,6 +250,30 @@ mod tests {
         drop(first);
         assert_eq!(c.count(), 2);
         assert!(c.open(a).is_some());
+    }
+
+    // Issue 43: with the standard caps, 64 addresses each holding all the connections it may
+    // (reconnecting as the header timeout closes them) kept every other address at 503.
+    #[test]
+    fn addresses_at_their_cap_leave_places_for_another() {
+        let up = crate::UpstreamConfig::standard(String::new(), String::new(), None);
+        let cfg = crate::Config::standard(up);
+        let c = Connections::new(cfg.max_connections, cfg.max_connections_per_client);
+        let mut held = Vec::new();
+        for a in 0..64u32 {
+            let ip = IpAddr::V4((0x0a00_0000 + a).into());
+            while let Some(slot) = c.open(ip) {
+                held.push(slot);
+            }
+        }
+        assert!(c.open("192.0.2.1".parse().unwrap()).is_some());
+        // However many addresses take their share, the reserve is left to new ones.
+        let c = Connections::new(16, 8);
+        let (a, b): (IpAddr, IpAddr) = ("192.0.2.1".parse().unwrap(), "192.0.2.2".parse().unwrap());
+        let mut held: Vec<Slot> = (0..8).filter_map(|_| c.open(a)).collect();
+        held.extend((0..8).filter_map(|_| c.open(b)));
+        assert_eq!(c.count(), 14, "two places kept back");
+        assert!(c.open("192.0.2.3".parse().unwrap()).is_some());
     }
 
     #[test]

@@ -8,8 +8,9 @@
 //! - Body: `body_timeout` in the handler (408).
 //! - Reply: a write that the client leaves waiting (it stopped reading) for `write_timeout`
 //!   closes the connection, which also ends the model call behind it.
-//! - Caps: at most `max_connections` open, `max_connections_per_client` from one address; a
-//!   connection beyond either is answered `503` with `Retry-After` and closed at once.
+//! - Caps: at most `max_connections` open, `max_connections_per_client` from one address, and
+//!   the last eighth only for addresses with none open; a connection beyond a cap is answered
+//!   `503` with `Retry-After` and closed at once.
 
 use std::future::Future;
 use std::io;

@@ -29,7 +29,7 @@ const USAGE: &str = "usage: onrecord-proxy --index PATH --upstream URL --model N
 Connections (HTTP/1.1 only; HTTP/2 without TLS is not spoken):
   --max-connections N    open connections at once (default 4096)
   --max-connections-per-client N
-                         open connections from one address, an IPv6 /64 (default 64);
+                         open connections from one address, an IPv6 /64 (default 8);
                          a connection beyond either cap gets 503 with Retry-After and is closed
   --header-timeout-secs N
                          a request's headers must arrive within N seconds of connecting or of

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::header::{
     ACCEPT, ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS,
@@ -187,6 +187,10 @@ async fn handle(st: Arc<AppState>, peer: SocketAddr, req: Request) -> Response {
     // Cheapest checks first; nothing here reaches the model.
     if let Err(wait) = st.limiter.client(peer.ip()) {
         return too_many(wait, "too many requests from this address");
+    }
+    // A declared length over the cap is refused before any of the body is waited for.
+    if HttpBody::size_hint(req.body()).lower() > st.cfg.max_body_bytes as u64 {
+        return error(StatusCode::PAYLOAD_TOO_LARGE, "request body too large");
     }
     let is_json = req
         .headers()

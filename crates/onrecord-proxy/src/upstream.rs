@@ -40,11 +40,48 @@ impl ApiKey {
 /// words almost never share eight characters in a row with a random key.
 const MIN_KEY_RUN: usize = 8;
 
+/// Whether `c` shows nothing where it stands: controls other than line breaks and tabs, format
+/// characters (Unicode category Cf), variation selectors, the combining grapheme joiner and the
+/// Hangul fillers. Between two pieces of the key they show the visitor the key whole.
+pub(crate) fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0}'..='\u{8}'
+            | '\u{B}'..='\u{1F}'
+            | '\u{7F}'..='\u{9F}'
+            | '\u{AD}'
+            | '\u{34F}'
+            | '\u{600}'..='\u{605}'
+            | '\u{61C}'
+            | '\u{6DD}'
+            | '\u{70F}'
+            | '\u{890}'..='\u{891}'
+            | '\u{8E2}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{110BD}'
+            | '\u{110CD}'
+            | '\u{13430}'..='\u{1343F}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
+}
+
 /// Keeps the key out of text shown to a visitor, also when the text arrives a piece at a time
 /// (an upstream that echoes the key token by token, or as `\u` escapes, or mixed with other
-/// words): every run of at least [`MIN_KEY_RUN`] consecutive characters of the key becomes
-/// `[redacted]`, and while the text can still grow, a tail that could become such a run is
-/// held back.
+/// words, or in pieces joined by invisible characters, which are dropped first): every run of
+/// at least [`MIN_KEY_RUN`] consecutive characters of the key becomes `[redacted]`, and while
+/// the text can still grow, a tail that could become such a run is held back.
 pub(crate) struct KeyFilter {
     key: Vec<char>,
     run: usize,
@@ -62,7 +99,8 @@ impl KeyFilter {
 
     /// `text` as a visitor may see it; `more` says the text may still grow.
     pub(crate) fn filter(&self, text: &str, more: bool) -> String {
-        let chars: Vec<char> = text.chars().collect();
+        // Before matching: "sk-test\u{200B}-9Qe2Lm" reads as the key.
+        let chars: Vec<char> = text.chars().filter(|&c| !is_invisible(c)).collect();
         let n = chars.len();
         let in_key = |piece: &[char]| self.key.windows(piece.len()).any(|w| w == piece);
         let ends_in_run = n >= self.run && self.runs.contains(&chars[n - self.run..]);
@@ -523,6 +561,57 @@ mod tests {
             "ab [redacted] [redacted][redacted]"
         );
         assert!(KeyFilter::new(&ApiKey::new(String::new())).is_none());
+    }
+
+    // Issue 43: a model put U+200B or U+00AD between 7-character pieces of the key, and the
+    // draft showed visitors the whole key.
+    #[test]
+    fn a_key_in_pieces_joined_by_invisible_characters_is_never_shown() {
+        let filter = KeyFilter::new(&ApiKey::new(KEY.into())).unwrap();
+        let key: Vec<char> = KEY.chars().collect();
+        let separators = [
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{200E}',
+            '\u{200F}',
+            '\u{AD}',
+            '\u{2060}',
+            '\u{2061}',
+            '\u{2062}',
+            '\u{2063}',
+            '\u{2064}',
+            '\u{FEFF}',
+            '\u{180E}',
+            '\u{202A}',
+            '\u{2066}',
+            '\u{FE0F}',
+            '\u{E0020}',
+            '\u{7}',
+        ];
+        for sep in separators {
+            let pieces: Vec<String> = key.chunks(7).map(|p| p.iter().collect()).collect();
+            let text = format!("The key is {} today.", pieces.join(&sep.to_string()));
+            let mut shown: Vec<String> = text
+                .char_indices()
+                .map(|(i, _)| filter.filter(&text[..i], true))
+                .collect();
+            shown.push(filter.filter(&text, false));
+            for s in &shown {
+                let seen: String = s.chars().filter(|&c| !is_invisible(c)).collect();
+                assert!(
+                    longest_key_run(&seen, KEY) < MIN_KEY_RUN,
+                    "U+{:04X}: {s:?}",
+                    sep as u32
+                );
+            }
+            assert_eq!(
+                shown.last().unwrap(),
+                "The key is [redacted] today.",
+                "U+{:04X}",
+                sep as u32
+            );
+        }
     }
 
     proptest! {

@@ -1200,3 +1200,31 @@ async fn only_http1_is_spoken_and_a_10_mb_body_gets_413() {
     }
     assert_eq!(h.fake.calls(), 0);
 }
+
+// Issue 43: a request that declares a 10 MB body and sends none of it waited for the body
+// timeout (408) instead of 413 at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declared_body_over_the_limit_gets_413_at_once() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let h = start(
+        |_, _| Reply::Hang,
+        |c| c.body_timeout = Duration::from_secs(30),
+    )
+    .await;
+    let mut s = tokio::net::TcpStream::connect(addr(&h)).await.unwrap();
+    let head = "POST /v1/summary HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 10000000\r\n\r\n";
+    s.write_all(head.as_bytes()).await.unwrap();
+    let t = Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+        match tokio::time::timeout(Duration::from_secs(10), s.read(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => got.extend_from_slice(&buf[..n]),
+            _ => break,
+        }
+    }
+    let got = String::from_utf8_lossy(&got);
+    assert!(got.starts_with("HTTP/1.1 413"), "{got}");
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert_eq!(h.fake.calls(), 0);
+}
