@@ -35,6 +35,7 @@ pub use crate::embed::{
     CandleBert, DEFAULT_CACHE_DIR, E5_FILE, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS,
     ModelFiles, Teacher,
 };
+pub use crate::random::SplitMix;
 pub use crate::scale::{BENCH_QUESTIONS, replicated_index};
 pub use onrecord_sources::{html_url_for, slug, url_for};
 

@@ -1,7 +1,9 @@
 //! The build's one seeded random source: splitmix64, the same sequence for the same seed on
-//! every platform, so seeded steps (adaptation's shuffles, IVF training) give the same bytes.
+//! every platform, so seeded steps (adaptation's shuffles, IVF training, the eval's typo copies)
+//! give the same bytes.
 
-pub(crate) struct SplitMix(pub(crate) u64);
+/// A splitmix64 generator; the field is its state (the seed to start from).
+pub struct SplitMix(pub u64);
 
 impl SplitMix {
     pub(crate) fn next(&mut self) -> u64 {
@@ -13,7 +15,7 @@ impl SplitMix {
     }
 
     /// A number in `0..n` (`n` > 0).
-    pub(crate) fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 

@@ -27,6 +27,9 @@ mod metrics;
 #[allow(dead_code)]
 #[path = "../src/questions.rs"]
 mod questions;
+#[allow(dead_code)]
+#[path = "../src/visitor.rs"]
+mod visitor;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;

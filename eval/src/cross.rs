@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use crate::fit::{self, Row};
 use crate::metrics::{self, Answering, DEPTH, Retrieval, content_word_share, is_relevant};
 use crate::questions::{self, Kind, Question, Split, select};
+use crate::visitor;
 
 /// Scores per corpus per grid point, as (primary, secondary).
 type ScoreMatrix = Vec<Vec<(f64, f64)>>;
@@ -41,6 +42,10 @@ pub struct Entry {
     /// never in any fit: scored with each fold's knobs beside the main set.
     #[serde(default)]
     pub terse: Option<PathBuf>,
+    /// Short questions as visitors type them, each labelled with the kind of answer it asks
+    /// for (`asks`): in no fit, scored with each fold's knobs like the terse file.
+    #[serde(default)]
+    pub typed: Option<PathBuf>,
     /// The folder the corpus's includes may read, relative to the repository root (absent:
     /// the corpus folder itself; the Black docs include ../CHANGES.md).
     #[serde(default)]
@@ -80,6 +85,7 @@ pub fn load_registry(path: &Path, root: &Path) -> Result<Vec<Entry>> {
         .map(|e| Entry {
             corpus: root.join(&e.corpus),
             questions: root.join(&e.questions),
+            typed: e.typed.as_ref().map(|t| root.join(t)),
             include_root: e.include_root.as_ref().map(|d| root.join(d)),
             ..e
         })
@@ -102,6 +108,8 @@ struct Corpus {
     questions: Vec<Question>,
     /// The entry's terse questions (empty without a terse file).
     terse: Vec<Question>,
+    /// The entry's typed questions (empty without a typed file).
+    typed: Vec<Question>,
     built: Build,
     /// The query model the corpus's vectors were made for (adapted to it when asked).
     model: Option<QueryModel>,
@@ -419,6 +427,8 @@ fn scored_json(s: &Scored, n: usize) -> Value {
         },
         "confidence": a.confidence,
         "modes": a.modes,
+        "visitor": a.visitor,
+        "by_asks": visitor::by_asks(&a.outcomes),
         "quote_hit_by_kind": quote_hit_by_kind(a),
         "previous_method_balanced_accuracy": s.floors_ba,
     })
@@ -511,51 +521,65 @@ fn mean_row(md: &mut String, label: &str, results: &[Scored]) -> Value {
 
 /// The reliability and mode tables of the folds.
 fn reliability_table(md: &mut String, names: &[&str], results: &[Scored]) {
+    let rows: Vec<(&str, &Answering)> = names
+        .iter()
+        .copied()
+        .zip(results.iter().map(|s| &s.answering))
+        .collect();
+    metrics::reliability_table(md, &rows);
+}
+
+/// Quote hit per kind of question (the engine's reading of what is asked), one row per fold.
+fn ask_kind_table(md: &mut String, names: &[&str], results: &[Scored]) {
     let _ = writeln!(
         md,
-        "| corpus | high: n, precision | medium: n, precision | low: n, precision | supported | partial | related-material | not-found |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+        "| corpus | {} |\n|---|{}",
+        AskKind::ALL.map(|k| k.name()).join(" | "),
+        "---:|".repeat(AskKind::ALL.len())
     );
-    let cell = |l: &metrics::Labelled| {
-        if l.n == 0 {
-            "0".to_owned()
-        } else {
-            format!("{}, {:.2}", l.n, l.precision)
-        }
-    };
-    let mut pooled = [(0usize, 0.0f64); 3];
     for (name, s) in names.iter().zip(results) {
-        let c = &s.answering.confidence;
-        let m = &s.answering.modes;
+        let by = quote_hit_by_kind(&s.answering);
+        let cells: Vec<String> = AskKind::ALL
+            .iter()
+            .map(|k| {
+                by.get(k.name()).map_or("–".to_owned(), |v| {
+                    format!(
+                        "{:.2} ({})",
+                        v["quote_hit"].as_f64().unwrap_or(0.0),
+                        v["n"].as_u64().unwrap_or(0)
+                    )
+                })
+            })
+            .collect();
+        let _ = writeln!(md, "| {name} | {} |", cells.join(" | "));
+    }
+}
+
+/// The visitor table of the folds, with their mean and the worst fold (the fewest useful
+/// outcomes); returns both as JSON.
+fn visitor_table(md: &mut String, names: &[&str], results: &[Scored]) -> Value {
+    let _ = writeln!(
+        md,
+        "What the visitor sees (shares of the answerable questions; useful = answer hit + results hit@3, the first three pages shown being the quoted ones, then the results'):\n\n{}",
+        visitor::HEADER
+    );
+    let rates: Vec<&visitor::Rates> = results.iter().map(|s| &s.answering.visitor).collect();
+    for (name, r) in names.iter().zip(&rates) {
+        visitor::row(md, name, r);
+    }
+    let mean = visitor::mean_row(md, "mean of folds", &rates);
+    let worst = visitor::worst(&rates).map(|w| {
+        let r = rates[w];
         let _ = writeln!(
             md,
-            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
-            cell(&c.high),
-            cell(&c.medium),
-            cell(&c.low),
-            m.supported,
-            m.partial,
-            m.related_material,
-            m.not_found
+            "\nWorst fold by useful: **{}** ({:.3} useful, {:.3} nothing useful, {:.3} answer miss, {} false answers).",
+            names[w], r.useful, r.nothing_useful, r.answer_miss, r.false_answers
         );
-        for (slot, l) in pooled.iter_mut().zip([&c.high, &c.medium, &c.low]) {
-            slot.0 += l.n;
-            slot.1 += l.precision * l.n as f64;
-        }
-    }
-    let p = |(n, right): (usize, f64)| {
-        if n == 0 {
-            "0".to_owned()
-        } else {
-            format!("{n}, {:.2}", right / n as f64)
-        }
-    };
-    let _ = writeln!(
-        md,
-        "| **all folds pooled** | {} | {} | {} | | | | |\n",
-        p(pooled[0]),
-        p(pooled[1]),
-        p(pooled[2])
-    );
+        json!({ "corpus": names[w], "useful": r.useful, "nothing_useful": r.nothing_useful,
+                "answer_miss": r.answer_miss, "false_answers": r.false_answers })
+    });
+    md.push('\n');
+    json!({ "mean": mean, "worst": worst })
 }
 
 /// What a run of the protocol returns: the report, the JSON and, when asked, the body of
@@ -624,6 +648,12 @@ pub fn run(
             .map(load)
             .transpose()?
             .unwrap_or_default();
+        let typed = entry
+            .typed
+            .as_deref()
+            .map(load)
+            .transpose()?
+            .unwrap_or_default();
         let mut built = build_with(&entry.corpus, options, embedder)
             .with_context(|| format!("cannot build the {} corpus", entry.name))?;
         let mut read_back = None;
@@ -663,6 +693,7 @@ pub fn run(
             entry,
             questions,
             terse,
+            typed,
             built,
             model,
             sharded: read_back,
@@ -884,6 +915,8 @@ pub fn run(
     // Which folds have terse questions, and their scores.
     let mut terse_folds: Vec<usize> = Vec::new();
     let mut terse_results: Vec<Scored> = Vec::new();
+    let mut typed_folds: Vec<usize> = Vec::new();
+    let mut typed_results: Vec<Scored> = Vec::new();
     for (left, c) in corpora.iter().enumerate() {
         let chosen = &chosen[left];
         let test = c.split(Split::Test);
@@ -920,6 +953,11 @@ pub fn run(
             terse_folds.push(left);
             terse_results.push(score(c, c.model.as_ref(), &terse, chosen));
         }
+        if !c.typed.is_empty() {
+            let typed: Vec<&Question> = c.typed.iter().collect();
+            typed_folds.push(left);
+            typed_results.push(score(c, c.model.as_ref(), &typed, chosen));
+        }
     }
     let names: Vec<&str> = corpora.iter().map(|c| c.entry.name.as_str()).collect();
     let worst = |results: &[Scored]| {
@@ -949,6 +987,7 @@ pub fn run(
         "Confidence labels (precision = answered correctly among the answers with that label) and modes, test halves:\n"
     );
     reliability_table(&mut md, &names, &test_results);
+    let visitor_test = visitor_table(&mut md, &names, &test_results);
     let _ = writeln!(md, "## Left-out folds, all questions\n\n{FOLD_HEADER}");
     for (i, s) in all_results.iter().enumerate() {
         fold_row(&mut md, names[i], corpora[i].questions.len(), s);
@@ -961,32 +1000,12 @@ pub fn run(
         names[w_all], all_results[w_all].answering.balanced_accuracy
     );
     reliability_table(&mut md, &names, &all_results);
+    let visitor_all = visitor_table(&mut md, &names, &all_results);
     let _ = writeln!(
         md,
         "Quote hit per kind of question (answerable questions, all):\n"
     );
-    let _ = writeln!(
-        md,
-        "| corpus | {} |\n|---|{}",
-        AskKind::ALL.map(|k| k.name()).join(" | "),
-        "---:|".repeat(AskKind::ALL.len())
-    );
-    for (i, s) in all_results.iter().enumerate() {
-        let by = quote_hit_by_kind(&s.answering);
-        let cells: Vec<String> = AskKind::ALL
-            .iter()
-            .map(|k| {
-                by.get(k.name()).map_or("–".to_owned(), |v| {
-                    format!(
-                        "{:.2} ({})",
-                        v["quote_hit"].as_f64().unwrap_or(0.0),
-                        v["n"].as_u64().unwrap_or(0)
-                    )
-                })
-            })
-            .collect();
-        let _ = writeln!(md, "| {} | {} |", names[i], cells.join(" | "));
-    }
+    ask_kind_table(&mut md, &names, &all_results);
     let _ = writeln!(
         md,
         "\nWhere answerable questions are lost (all questions, fold knobs): a relevant fragment retrieved in the top 5 and first; the would-be quote's fragment holds the evidence (what a perfect decline could answer correctly); answered correctly.\n\n| corpus | answerable | relevant in top 5 | relevant first | would-be quote grounded | answered correctly |\n|---|---:|---:|---:|---:|---:|"
@@ -995,9 +1014,9 @@ pub fn run(
         let _ = writeln!(md, "| {} | {line} |", names[i]);
     }
     // Each branch ends with a blank line (the reliability table's own, or this one).
-    let mean_terse = if terse_results.is_empty() {
+    let (mean_terse, visitor_terse) = if terse_results.is_empty() {
         md.push('\n');
-        Value::Null
+        (Value::Null, Value::Null)
     } else {
         let _ = writeln!(
             md,
@@ -1010,7 +1029,47 @@ pub fn run(
         md.push('\n');
         let terse_names: Vec<&str> = terse_folds.iter().map(|&i| names[i]).collect();
         reliability_table(&mut md, &terse_names, &terse_results);
-        mean
+        let v = visitor_table(&mut md, &terse_names, &terse_results);
+        let _ = writeln!(
+            md,
+            "Quote hit per kind of question (the engine's reading of what is asked):\n"
+        );
+        ask_kind_table(&mut md, &terse_names, &terse_results);
+        md.push('\n');
+        (mean, v)
+    };
+    let (mean_typed, visitor_typed) = if typed_results.is_empty() {
+        (Value::Null, Value::Null)
+    } else {
+        let _ = writeln!(
+            md,
+            "## Typed questions, left-out folds\n\nShort questions as visitors type them, each labelled with the kind of answer it asks for (`typed` in the registry; `asks`: how-to, default, definition, yes-no, why; the evidence is the words that answer), in no fit, scored with each fold's knobs:\n\n{FOLD_HEADER}"
+        );
+        for (&i, s) in typed_folds.iter().zip(&typed_results) {
+            fold_row(&mut md, names[i], corpora[i].typed.len(), s);
+        }
+        let mean = mean_row(&mut md, "mean of folds", &typed_results);
+        md.push('\n');
+        let typed_names: Vec<&str> = typed_folds.iter().map(|&i| names[i]).collect();
+        reliability_table(&mut md, &typed_names, &typed_results);
+        let v = visitor_table(&mut md, &typed_names, &typed_results);
+        let _ = writeln!(
+            md,
+            "Quote hit per kind of question (the engine's reading of what is asked):\n"
+        );
+        ask_kind_table(&mut md, &typed_names, &typed_results);
+        md.push('\n');
+        let rows: Vec<(&str, &[metrics::Outcome])> = typed_names
+            .iter()
+            .copied()
+            .zip(
+                typed_results
+                    .iter()
+                    .map(|s| s.answering.outcomes.as_slice()),
+            )
+            .collect();
+        visitor::asks_table(&mut md, &rows);
+        (mean, v)
     };
     let _ = writeln!(
         md,
@@ -1068,6 +1127,11 @@ pub fn run(
         "terse": terse_folds.iter().zip(&terse_results).map(|(&i, s)| json!({
             "corpus": names[i], "all": scored_json(s, corpora[i].terse.len()) })).collect::<Vec<_>>(),
         "mean_terse": mean_terse,
+        "typed": typed_folds.iter().zip(&typed_results).map(|(&i, s)| json!({
+            "corpus": names[i], "all": scored_json(s, corpora[i].typed.len()) })).collect::<Vec<_>>(),
+        "mean_typed": mean_typed,
+        "visitor": { "test": visitor_test, "all": visitor_all, "terse": visitor_terse,
+                     "typed": visitor_typed },
         "worst_fold_test": { "corpus": names[w_test],
                              "balanced_accuracy": test_results[w_test].answering.balanced_accuracy },
         "worst_fold_all": { "corpus": names[w_all],

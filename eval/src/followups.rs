@@ -175,6 +175,7 @@ fn as_question(p: &Pair, evidence: Vec<Evidence>) -> Question {
         expect_mode: None,
         expect_sources: Vec::new(),
         forbid_sources: Vec::new(),
+        asks: None,
     }
 }
 

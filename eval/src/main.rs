@@ -19,6 +19,8 @@ mod metrics;
 mod questions;
 mod report;
 mod sweep;
+mod typos;
+mod visitor;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,13 +33,15 @@ use crate::questions::Split;
 const USAGE: &str =
     "usage: eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT]
             [--private-dir NAME] [--site-name NAME] [--include-root DIR] [--fragment-chars N] [--sizes N,N,...]
-            [--check] [--lexical | --teacher DIR --model-dir DIR]
+            [--check] [--typos SEED] [--lexical | --teacher DIR --model-dir DIR]
             [--hint-floor X] [--followups FILE] [--adapt | --no-adapt] [--adapt-epochs N] [--adapt-lr X]
             [--adapt-pull X] [--adapt-temperature X] [--adapt-headings-only]
             [--adapt-site-negatives] [--reference-teacher DIR]...
        eval --cross REGISTRY [--json OUT] [--markdown OUT] [--write-shipped] [--sharded | --sharded-same-knobs]
             [--lexical | --teacher DIR --model-dir DIR] [--adapt | --no-adapt] [--adapt-* ...]
   --check        only check the question file (ids, evidence phrases) and exit
+  --typos SEED   also score a typo copy of the questions (one typo each, seeded): recall@5
+                 of the copy beside the original's
   --followups FILE  also score follow-up pairs (eval/questions/followups-*.json) on the corpus
   --cross FILE   the cross-corpus protocol over the corpora of FILE (eval/corpora.json): each
                  corpus left out in turn, knobs chosen on the dev halves of the others
@@ -106,6 +110,8 @@ pub struct Args {
     pub sharded: bool,
     /// With `cross`: as `sharded`, but with the knobs the whole indexes chose.
     pub sharded_same_knobs: bool,
+    /// Also score a typo copy of the questions made with this seed.
+    pub typos: Option<u64>,
 }
 
 fn main() -> ExitCode {
@@ -142,6 +148,7 @@ fn parse_args() -> Result<Args> {
     let mut sharded = false;
     let mut sharded_same_knobs = false;
     let mut reference_teachers = Vec::new();
+    let mut typos = None;
     while let Some(arg) = it.next() {
         let mut value = |name: &str| {
             it.next()
@@ -182,6 +189,13 @@ fn parse_args() -> Result<Args> {
                     .collect::<Result<_>>()?;
             }
             "--check" => check_only = true,
+            "--typos" => {
+                let seed = value("--typos")?;
+                typos =
+                    Some(seed.parse().with_context(|| {
+                        format!("--typos '{seed}' is not a seed (a whole number)")
+                    })?);
+            }
             "--cross" => cross = Some(PathBuf::from(value("--cross")?)),
             "--lexical" => lexical = true,
             "--sharded" => sharded = true,
@@ -208,6 +222,9 @@ fn parse_args() -> Result<Args> {
         }
     }
     options.adapt = adapt.filter(|_| !no_adapt && !lexical);
+    if typos.is_some() && cross.is_some() {
+        bail!("--typos scores one question set: give it with --corpus and --questions");
+    }
     if write_shipped && (lexical || cross.is_none()) {
         bail!(
             "--write-shipped needs --cross with vectors: what ships answers with and without them"
@@ -226,6 +243,7 @@ fn parse_args() -> Result<Args> {
         _ => bail!("--teacher and --model-dir go together"),
     };
     Ok(Args {
+        typos,
         followups,
         adapt_sweep,
         sharded,

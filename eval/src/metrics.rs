@@ -1,6 +1,7 @@
 //! Retrieval and answering metrics, as ../shared/EVAL.md defines them.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::time::Instant;
 
 use onrecord_core::{
@@ -8,7 +9,8 @@ use onrecord_core::{
 };
 use serde::Serialize;
 
-use crate::questions::{Kind, Question, normalize};
+use crate::questions::{Asks, Kind, Question, normalize};
+use crate::visitor::{self, Visitor};
 
 /// How many ranked fragments retrieval metrics look at (MRR is cut here too).
 pub const DEPTH: usize = 10;
@@ -135,6 +137,8 @@ pub struct Answering {
     pub confidence: Reliability,
     /// How many replies have each mode.
     pub modes: Modes,
+    /// What the visitor sees: answer hit, results hit@3, answer miss, nothing useful.
+    pub visitor: visitor::Rates,
     /// Per question outcome, for the failure lists.
     #[serde(skip)]
     pub outcomes: Vec<Outcome>,
@@ -182,6 +186,8 @@ pub struct Outcome {
     pub kind: Kind,
     /// The kind of answer the question asks for.
     pub ask: AskKind,
+    /// The kind its writer labelled it with, in a typed set.
+    pub asks: Option<Asks>,
     /// An answerable question answered with a quote that holds half an evidence phrase.
     pub quote_hit: bool,
     pub mode: Mode,
@@ -191,6 +197,10 @@ pub struct Outcome {
     pub millis: f64,
     /// What happened, for the failure table: the decline reason or the first quote.
     pub detail: String,
+    /// What the visitor sees.
+    pub visitor: Visitor,
+    /// How many ranked sections are listed under the answer or the decline.
+    pub results_shown: usize,
 }
 
 pub fn answering(
@@ -211,11 +221,11 @@ pub fn answering(
             .quotes
             .iter()
             .any(|quote| is_relevant(index, q, quote.fragment));
-        let hit = answer.quotes.iter().any(|quote| {
-            q.evidence
-                .iter()
-                .any(|e| content_word_share(&quote.text, &e.phrase) >= 0.5)
-        });
+        let hit = answer
+            .quotes
+            .iter()
+            .any(|quote| quote_holds_evidence(q, &quote.text));
+        let pages = visitor::pages_shown(&answer, &|f| doc_path(index, f));
         let label = match (answer.mode, &answer.completeness) {
             (Mode::Answer, Some(c)) => c.label(),
             (Mode::RelatedMaterial, _) => "related-material",
@@ -257,6 +267,7 @@ pub fn answering(
             id: q.id.clone(),
             kind: q.kind,
             ask: ask_kind(&q.question),
+            asks: q.asks,
             quote_hit: q.answerable() && answered && hit,
             mode: answer.mode,
             correct: ok,
@@ -268,8 +279,11 @@ pub fn answering(
                 (None, None) => String::new(),
             },
             millis,
+            visitor: visitor::classify(q, answered, hit, &pages),
+            results_shown: answer.results.len(),
         });
     }
+    res.visitor = visitor::Rates::of(&res.outcomes);
     let rate = |x: usize, n: usize| if n == 0 { 0.0 } else { x as f64 / n as f64 };
     res.answerable_correct = rate(correct, n_ans);
     res.answerable_wrong = rate(wrong, n_ans);
@@ -282,6 +296,13 @@ pub fn answering(
         _ => (res.answerable_correct + res.unanswerable_declined) / 2.0,
     };
     res
+}
+
+/// The quote-hit rule: `quote` holds at least half of an evidence phrase's content words.
+pub fn quote_holds_evidence(q: &Question, quote: &str) -> bool {
+    q.evidence
+        .iter()
+        .any(|e| content_word_share(quote, &e.phrase) >= 0.5)
 }
 
 /// Share of the phrase's content words (non-stopwords, lowercased) that the quote contains.
@@ -298,6 +319,60 @@ pub fn content_word_share(quote: &str, phrase: &str) -> f64 {
     }
     let have = content(quote);
     want.intersection(&have).count() as f64 / want.len() as f64
+}
+
+/// The confidence-label and mode table: one row per named set of answers, then the labels
+/// pooled over them.
+pub fn reliability_table(md: &mut String, rows: &[(&str, &Answering)]) {
+    let _ = writeln!(
+        md,
+        "| corpus | high: n, precision | medium: n, precision | low: n, precision | supported | partial | related-material | not-found |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    let cell = |l: &Labelled| {
+        if l.n == 0 {
+            "0".to_owned()
+        } else {
+            format!("{}, {:.2}", l.n, l.precision)
+        }
+    };
+    let mut pooled = [(0usize, 0.0f64); 3];
+    for (name, a) in rows {
+        let c = &a.confidence;
+        let m = &a.modes;
+        let _ = writeln!(
+            md,
+            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+            cell(&c.high),
+            cell(&c.medium),
+            cell(&c.low),
+            m.supported,
+            m.partial,
+            m.related_material,
+            m.not_found
+        );
+        for (slot, l) in pooled.iter_mut().zip([&c.high, &c.medium, &c.low]) {
+            slot.0 += l.n;
+            slot.1 += l.precision * l.n as f64;
+        }
+    }
+    let p = |(n, right): (usize, f64)| {
+        if n == 0 {
+            "0".to_owned()
+        } else {
+            format!("{n}, {:.2}", right / n as f64)
+        }
+    };
+    if rows.len() < 2 {
+        md.push('\n');
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "| **all folds pooled** | {} | {} | {} | | | | |\n",
+        p(pooled[0]),
+        p(pooled[1]),
+        p(pooled[2])
+    );
 }
 
 /// Median and 95th percentile of `values`.

@@ -25,6 +25,40 @@ pub struct Question {
     /// Files that must not be cited.
     #[serde(default)]
     pub forbid_sources: Vec<String>,
+    /// In a typed set: what kind of answer the question asks for, as its writer labelled it.
+    #[serde(default)]
+    pub asks: Option<Asks>,
+}
+
+/// The kind of answer a typed question asks for (the `asks` field of a typed set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Asks {
+    HowTo,
+    Default,
+    Definition,
+    YesNo,
+    Why,
+}
+
+impl Asks {
+    pub const ALL: [Asks; 5] = [
+        Asks::HowTo,
+        Asks::Default,
+        Asks::Definition,
+        Asks::YesNo,
+        Asks::Why,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Asks::HowTo => "how-to",
+            Asks::Default => "default",
+            Asks::Definition => "definition",
+            Asks::YesNo => "yes-no",
+            Asks::Why => "why",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
@@ -266,6 +300,7 @@ mod tests {
             expect_mode: None,
             expect_sources: vec![],
             forbid_sources: vec![],
+            asks: None,
         }
     }
 

@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use anyhow::Result;
 use build_index::{Build, EmbedOptions, Embedder, Options, build, build_with, note_hint};
 use onrecord_core::{
-    AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, assess, query_terms, reciprocal_rank,
-    retrieve_with, search, search_vectors,
+    AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, ask, assess, query_terms,
+    reciprocal_rank, retrieve_with, search, search_vectors,
 };
 use serde_json::{Value, json};
 
@@ -15,6 +15,7 @@ use crate::Args;
 use crate::followups::{self, Pair};
 use crate::metrics::{self, DEPTH, Retrieval};
 use crate::questions::{Kind, Question, Split, select};
+use crate::{typos, visitor};
 
 pub struct Evaluation {
     pub markdown: String,
@@ -45,6 +46,8 @@ struct Setup<'a> {
     followups: Option<(&'a std::path::Path, &'a [Pair])>,
     /// `--reference-teacher`: full teachers on both sides.
     references: Vec<Reference<'a>>,
+    /// `--typos SEED`: also score a typo copy made with this seed.
+    typos: Option<u64>,
 }
 
 /// A full teacher on both sides (no static table, no projection): an index whose fragment
@@ -183,6 +186,7 @@ pub fn evaluate(
         sizes: &sizes,
         followups: args.followups.as_deref().map(|path| (path, pairs)),
         references,
+        typos: args.typos,
     };
 
     let mut md = String::new();
@@ -386,6 +390,23 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
         p95
     );
 
+    let _ = writeln!(
+        md,
+        "### What the visitor sees\n\nOne outcome per question from the whole answer view (../shared/EVAL.md): answer hit (the quote holds the evidence), results hit@3 (no answer hit, but an evidence page among the first three pages shown: the quoted pages, then the results'), answer miss (a quote that misses and no evidence page among them), nothing useful (no answer, no evidence page among them). Rates are shares of the answerable questions; useful = answer hit + results hit@3.\n\n{}",
+        visitor::HEADER
+    );
+    visitor::row(&mut md, split.name(), &answering.visitor);
+    md.push('\n');
+    visitor::asks_table(&mut md, &[(split.name(), answering.outcomes.as_slice())]);
+    let _ = writeln!(
+        md,
+        "Confidence labels (precision = answered correctly among the answers with that label) and modes:\n"
+    );
+    metrics::reliability_table(&mut md, &[(split.name(), &answering)]);
+    let typos = setup
+        .typos
+        .map(|seed| typo_copy(&mut md, seed, qs, setup, &shipped_retrieval));
+
     let _ = writeln!(md, "### Failures\n");
     list(
         &mut md,
@@ -490,12 +511,83 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
             "false_answers": answering.false_answers,
             "balanced_accuracy": answering.balanced_accuracy,
         },
+        "visitor": answering.visitor,
+        "confidence": answering.confidence,
+        "modes": answering.modes,
+        "by_asks": visitor::by_asks(&answering.outcomes),
+        "typos": typos,
         "latency_ms": { "p50": p50, "p95": p95 },
         "index_bytes": built.bytes.len(),
         "expectations": expectations.map(|(_, v)| v),
         "followups": followups,
     });
     (md, json)
+}
+
+/// Scores the typo copy of `qs` (`--typos SEED`): recall@5 of the shipped pipeline beside the
+/// original's, and how many typos the engine corrected (back to the word, or to another).
+fn typo_copy(
+    md: &mut String,
+    seed: u64,
+    qs: &[&Question],
+    setup: &Setup<'_>,
+    original: &Retrieval,
+) -> Value {
+    let index = &setup.built.index;
+    let (copy, made) = typos::copy(qs, seed);
+    let refs: Vec<&Question> = copy.iter().collect();
+    let r = metrics::retrieval(index, &refs, &|q| setup.shipped(index, q));
+    let ratio = (original.recall_5 > 0.0).then(|| r.recall_5 / original.recall_5);
+    let (mut corrected, mut restored) = (0, 0);
+    for (q, t) in copy.iter().zip(&made) {
+        let Some(t) = t else { continue };
+        let answer = ask(index, setup.model, &q.question, &setup.answer);
+        let fixed: Vec<&str> = answer
+            .corrections
+            .iter()
+            .filter(|c| c.from.eq_ignore_ascii_case(&t.typed))
+            .map(|c| c.to.as_str())
+            .collect();
+        corrected += usize::from(!fixed.is_empty());
+        restored += usize::from(fixed.iter().any(|to| to.eq_ignore_ascii_case(&t.word)));
+    }
+    let with_typo = made.iter().flatten().count();
+    let lost: Vec<String> = refs
+        .iter()
+        .zip(&made)
+        .filter(|(q, _)| r.misses_at_5.contains(&q.id) && !original.misses_at_5.contains(&q.id))
+        .map(|(q, t)| match t {
+            Some(t) => format!("{} ({} → {})", q.id, t.word, t.typed),
+            None => q.id.clone(),
+        })
+        .collect();
+    let _ = writeln!(
+        md,
+        "### Typo copy (seed {seed})\n\nOne typo per question in a content word of {}+ letters (deleted, neighbouring-key, swapped or inserted letter; the first letter kept); {with_typo} of {} questions have one, the rest have no such word. Shipped pipeline, answerable questions:\n\n| | recall@1 | recall@5 | MRR |\n|---|---:|---:|---:|\n| original | {:.3} | {:.3} | {:.3} |\n| typo copy | {:.3} | {:.3} | {:.3} |\n\nrecall@5 kept: **{}** (target ≥ 0.90). Typos the engine corrected: {corrected} of {with_typo} ({restored} back to the word written).\n",
+        typos::MIN_LETTERS,
+        qs.len(),
+        original.recall_1,
+        original.recall_5,
+        original.mrr,
+        r.recall_1,
+        r.recall_5,
+        r.mrr,
+        ratio.map_or("–".to_owned(), |v| format!("{v:.3}")),
+    );
+    list(md, "found at 5 as written, not with the typo", &lost);
+    md.push('\n');
+    json!({
+        "seed": seed,
+        "recall@5": r.recall_5,
+        "original_recall@5": original.recall_5,
+        "ratio": ratio,
+        "recall@1": r.recall_1,
+        "original_recall@1": original.recall_1,
+        "questions_with_typo": with_typo,
+        "corrected": corrected,
+        "restored": restored,
+        "lost_at_5": lost,
+    })
 }
 
 /// Checks `expect_mode`, `expect_sources` and `forbid_sources` where a question states them.
