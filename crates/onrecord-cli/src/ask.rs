@@ -180,7 +180,50 @@ fn to_text(answer: &Answer, vectors: bool) -> String {
             answer.missing_terms.join(", ")
         );
     }
+    if !answer.corrections.is_empty() {
+        let read: Vec<String> = answer
+            .corrections
+            .iter()
+            .map(|c| format!("{} → {}", c.from, c.to))
+            .collect();
+        out += &format!("  read as: {}\n", read.join(", "));
+    }
+    if !answer.results.is_empty() {
+        // Results are never an answer: their own heading, no confidence.
+        out += if answer.decline.is_some() {
+            "results (not an answer; these sections may help):\n"
+        } else {
+            "results:\n"
+        };
+        for r in &answer.results {
+            out += &format!(
+                "  {}\n    {}\n",
+                cite(&r.citation),
+                marked(&r.excerpt, &r.highlights)
+            );
+        }
+    }
     out
+}
+
+/// `text` with its highlighted ranges in brackets, for a terminal.
+fn marked(text: &str, highlights: &[(u32, u32)]) -> String {
+    let mut out = String::new();
+    let mut at = 0;
+    for &(s, e) in highlights {
+        let (s, e) = (s as usize, e as usize);
+        match (text.get(at..s), text.get(s..e)) {
+            (Some(before), Some(word)) => {
+                out += before;
+                out += "[";
+                out += word;
+                out += "]";
+                at = e;
+            }
+            _ => continue,
+        }
+    }
+    out + text.get(at..).unwrap_or_default()
 }
 
 fn citation_json(c: &Citation) -> Value {
@@ -215,6 +258,14 @@ fn to_json(answer: &Answer, vectors: bool) -> Value {
         })).collect::<Vec<_>>(),
         "decline": decline,
         "missingTerms": answer.missing_terms,
+        "results": answer.results.iter().map(|r| json!({
+            "url": r.citation.url, "title": r.citation.title, "section": r.citation.section,
+            "fragment": r.fragment, "excerpt": r.excerpt,
+            "highlights": r.highlights.iter().map(|&(s, e)| [s, e]).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "corrections": answer.corrections.iter().map(|c| json!({
+            "from": c.from, "to": c.to,
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -223,6 +274,16 @@ mod tests {
     use super::*;
 
     /// A percentage explains a decline only when some of the question was not covered.
+    #[test]
+    fn highlights_are_bracketed_and_bad_ranges_skipped() {
+        assert_eq!(
+            marked("gzip compression on", &[(5, 16)]),
+            "gzip [compression] on"
+        );
+        assert_eq!(marked("é and", &[(1, 2), (3, 6)]), "é [and]");
+        assert_eq!(marked("ab", &[(0, 9)]), "ab");
+    }
+
     #[test]
     fn a_fully_covered_decline_is_not_explained_by_a_percentage() {
         let (gate, full) = decline_reason(&Decline::Unsupported { coverage: 1.0 });

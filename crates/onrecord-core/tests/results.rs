@@ -63,7 +63,8 @@ fn site() -> Index {
             "FAQ",
             vec![section(
                 "Licence",
-                "The project is free software under the MIT licence.",
+                "The project is free software under the MIT licence. The cache is ready \
+                 when the first request catches up.",
             )],
         ),
     ];
@@ -110,9 +111,18 @@ fn a_typo_is_read_as_the_nearest_site_word_and_said() {
     assert_eq!(found.corrections.len(), 1);
     assert_eq!(found.corrections[0].from, "compresion");
     assert!(found.corrections[0].to.starts_with("compress"));
-    // Short words are never corrected: "lisence" is 7 letters, one edit from nothing here.
     let found = search_sections(&index, "kubernetes");
     assert!(found.results.is_empty() && found.corrections.is_empty());
+    // Close stems are not close words: "redis" is one edit from "readi" (the stem of "ready"),
+    // "caching" from "catch"; neither is a typo of what a page writes.
+    let answer = ask(
+        &index,
+        None,
+        "configure redis caching",
+        &AnswerConfig::DEFAULT,
+    );
+    assert!(answer.corrections.is_empty(), "{:?}", answer.corrections);
+    assert!(answer.results.is_empty());
 }
 
 #[test]

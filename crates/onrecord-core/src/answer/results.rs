@@ -126,14 +126,15 @@ fn expand_prefix(index: &Index, terms: &mut Vec<QueryTerm>, last: &str) {
     }
 }
 
-/// Reads each question word no page uses as the site's nearest word, when one is close: one
-/// edit away for words of 5 to 8 letters, two for 9 or more; never a shorter word, never a
-/// different first letter (typos rarely start a word, and it keeps the scan to one run of the
-/// sorted words). The closest wins, then the one more pages use. Returns what it changed.
+/// Reads each question word no page uses as the site's nearest word, when one is close: a
+/// word a page writes ("compression") one edit from the typed one for words of 5 to 8 letters,
+/// two for 9 or more. Close stems are not enough: "redis" is one edit from the stem of
+/// "ready", a word no visitor meant. Never a different first letter (typos rarely start a
+/// word, and it keeps the scan to one run of the sorted words). The closest wins, then the one
+/// more pages use. Returns what it changed.
 pub(crate) fn correct(index: &Index, terms: &mut [QueryTerm]) -> Vec<Correction> {
     let mut res = Vec::new();
-    let lang = index.default_lang;
-    let analyzer = Analyzer::new(lang, index.settings.stemming);
+    let analyzer = Analyzer::new(index.default_lang, index.settings.stemming);
     for term in terms.iter_mut().filter(|t| !t.in_corpus()) {
         let letters = term.word.chars().count();
         let Some(first) = term.word.chars().next().filter(|c| c.is_alphabetic()) else {
@@ -145,29 +146,29 @@ pub(crate) fn correct(index: &Index, terms: &mut [QueryTerm]) -> Vec<Correction>
             _ => 2,
         };
         let stem = analyzer.term(&term.word).into_owned();
-        let mut best: Option<(usize, usize, usize)> = None; // (distance, -df as rank, id)
+        // (distance, rank by pages using it, term id, the word as written)
+        let mut best: Option<(usize, usize, usize, String)> = None;
         let mut first_buf = [0u8; 4];
         for id in index.terms_with_prefix(first.encode_utf8(&mut first_buf)) {
             let Some(candidate) = index.term(id) else {
                 continue;
             };
-            // Stems are at most a few letters shorter than their words: compare like with like.
-            if candidate.len().abs_diff(stem.len()) > budget || candidate.chars().count() < 4 {
+            // A stem is a few letters shorter than its words: a cheap first cut.
+            if candidate.chars().count() < 4 || within(&stem, candidate, budget + 1).is_none() {
                 continue;
             }
-            let Some(d) = within(&stem, candidate, budget) else {
+            let Some((d, written)) = nearest_written(index, id, &analyzer, &term.word, budget)
+            else {
                 continue;
             };
             let rank = usize::MAX - index.doc_frequency(id);
-            if best.is_none_or(|b| (d, rank) < (b.0, b.1)) {
-                best = Some((d, rank, id));
+            if best.as_ref().is_none_or(|b| (d, rank) < (b.0, b.1)) {
+                best = Some((d, rank, id, written));
             }
         }
-        let Some((_, _, id)) = best else {
+        let Some((_, _, id, to)) = best else {
             continue;
         };
-        let to = written_form(index, id, &analyzer)
-            .unwrap_or_else(|| index.term(id).unwrap_or_default().to_owned());
         let df = index.doc_frequency(id) as f32;
         let n = index.fragment_count() as f32;
         term.term_ids = vec![id];
@@ -180,15 +181,36 @@ pub(crate) fn correct(index: &Index, terms: &mut [QueryTerm]) -> Vec<Correction>
     res
 }
 
-/// A word of the first fragment that uses term `id`, as written there ("Compression"), lower
-/// cased: the stem alone ("compress") is not a word to show.
-fn written_form(index: &Index, id: usize, analyzer: &Analyzer) -> Option<String> {
+/// How many of a term's fragments are read for the ways pages write it.
+const WRITTEN_SAMPLES: usize = 3;
+
+/// The way pages write term `id` (in its first few fragments, lower cased) nearest to `typed`,
+/// when within `budget` edits, with the distance.
+fn nearest_written(
+    index: &Index,
+    id: usize,
+    analyzer: &Analyzer,
+    typed: &str,
+    budget: usize,
+) -> Option<(usize, String)> {
     let stem = index.term(id)?;
-    let &(frag, _) = index.postings(id).first()?;
-    let fragment = index.fragment(frag)?;
-    tokens(&fragment.text)
-        .map(|(_, w)| w)
-        .find(|w| analyzer.term(w) == stem)
+    let mut best: Option<(usize, String)> = None;
+    for &(frag, _) in index.postings(id).iter().take(WRITTEN_SAMPLES) {
+        let Some(fragment) = index.fragment(frag) else {
+            continue;
+        };
+        for (_, w) in tokens(&fragment.text) {
+            if best.as_ref().is_some_and(|b| b.1 == w) || analyzer.term(&w) != stem {
+                continue;
+            }
+            if let Some(d) = within(typed, &w, budget)
+                && best.as_ref().is_none_or(|b| d < b.0)
+            {
+                best = Some((d, w));
+            }
+        }
+    }
+    best
 }
 
 /// The edit distance (insertions, deletions, substitutions, adjacent transpositions) between
