@@ -25,6 +25,7 @@ echo eval/results/adapt-sweep.md
 "$bin" --cross eval/corpora.json --adapt --markdown eval/results/cross-corpus-adapt.md --json eval/results/cross-corpus-adapt.json "${model[@]}" > /dev/null
 echo eval/results/cross-corpus-adapt.md
 
+# The long sets also score a typo copy (--typos 7: one typo per question, seeded).
 run() { # name corpus questions [extra args]
   local name=$1 corpus=$2 questions=$3
   shift 3
@@ -36,19 +37,19 @@ run() { # name corpus questions [extra args]
   echo "eval/results/$name.md"
 }
 
-run corpus corpus eval/questions/corpus.json --sizes 400,800,1200 "${model[@]}" \
+run corpus corpus eval/questions/corpus.json --sizes 400,800,1200 "${model[@]}" --typos 7 \
   --followups eval/questions/followups-corpus.json
-run express "$shared/express/astro-5x/src/content/docs/en/5x" eval/questions/express.json --sizes 400,800,1200 "${model[@]}" \
+run express "$shared/express/astro-5x/src/content/docs/en/5x" eval/questions/express.json --sizes 400,800,1200 "${model[@]}" --typos 7 \
   --followups eval/questions/followups-express.json
 # The demo corpus's decisions collection: questions that need a decision and a guide.
 run decisions corpus eval/questions/corpus-decisions.json "${model[@]}"
 run person-a "$shared/person-a/example-content" eval/questions/person-a.json --private-dir notebook --site-name "Person A" "${model[@]}"
-run rust-reference "$shared/rust-reference" eval/questions/rust-reference.json "${model[@]}"
-run rustc-dev-guide "$shared/rustc-dev-guide" eval/questions/rustc-dev-guide.json "${model[@]}"
-run black target/corpora/black-26.10.1/docs eval/questions/black.json --include-root target/corpora/black-26.10.1 "${model[@]}"
-run flask target/corpora/flask-2.2.2/html eval/questions/flask.json "${model[@]}"
-run borg target/corpora/borgbackup-1.2.4/html eval/questions/borg.json "${model[@]}"
-run postfix target/corpora/postfix-3.7.11/html eval/questions/postfix.json "${model[@]}"
+run rust-reference "$shared/rust-reference" eval/questions/rust-reference.json "${model[@]}" --typos 7
+run rustc-dev-guide "$shared/rustc-dev-guide" eval/questions/rustc-dev-guide.json "${model[@]}" --typos 7
+run black target/corpora/black-26.10.1/docs eval/questions/black.json --include-root target/corpora/black-26.10.1 "${model[@]}" --typos 7
+run flask target/corpora/flask-2.2.2/html eval/questions/flask.json "${model[@]}" --typos 7
+run borg target/corpora/borgbackup-1.2.4/html eval/questions/borg.json "${model[@]}" --typos 7
+run postfix target/corpora/postfix-3.7.11/html eval/questions/postfix.json "${model[@]}" --typos 7
 
 # eval/REPORT.md: the current tables in one page, generated from the reports above.
 # To rewrite it alone from eval/results/ as they stand: sed -n '/^# eval\/REPORT.md:/,$p' eval/run.sh | bash

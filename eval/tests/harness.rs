@@ -38,13 +38,20 @@ fn eval(args: &[&str]) -> (bool, String, String) {
 }
 
 fn check(corpus: &Path, questions: &str) {
-    let (ok, stdout, stderr) = eval(&[
+    check_with(corpus, questions, &[]);
+}
+
+/// `check` with more arguments (a registry entry's `--include-root`).
+fn check_with(corpus: &Path, questions: &str, more: &[&str]) {
+    let mut args = vec![
         "--corpus",
         corpus.to_str().unwrap(),
         "--questions",
         questions,
         "--check",
-    ]);
+    ];
+    args.extend(more);
+    let (ok, stdout, stderr) = eval(&args);
     assert!(ok, "{questions}: {stderr}");
     assert!(stdout.contains("all evidence phrases found"), "{stdout}");
 }
@@ -55,8 +62,8 @@ fn the_demo_question_set_checks() {
 }
 
 /// Every set of the cross-corpus protocol (`eval/corpora.json`; the Black, Flask and BorgBackup
-/// docs are fetched by scripts/setup.sh), terse sets included, so a reader change that loses an
-/// evidence phrase is caught.
+/// docs are fetched by scripts/setup.sh), terse and typed sets included, so a reader change that
+/// loses an evidence phrase is caught.
 #[test]
 fn the_cross_corpus_question_sets_check() {
     let registry: serde_json::Value =
@@ -66,12 +73,44 @@ fn the_cross_corpus_question_sets_check() {
     assert!(corpora.len() >= 7, "{registry}");
     for c in corpora {
         let corpus = root().join(c["corpus"].as_str().unwrap());
-        check(&corpus, c["questions"].as_str().unwrap());
+        let include = c["include_root"].as_str().map(|d| root().join(d));
+        let more: Vec<&str> = include
+            .iter()
+            .flat_map(|d| ["--include-root", d.to_str().unwrap()])
+            .collect();
+        check_with(&corpus, c["questions"].as_str().unwrap(), &more);
         if let Some(terse) = c["terse"].as_str() {
-            check(&corpus, terse);
+            check_with(&corpus, terse, &more);
+        }
+        if let Some(typed) = c["typed"].as_str() {
+            check_with(&corpus, typed, &more);
+            typed_kinds(typed);
         }
     }
     assert!(corpora.iter().filter(|c| c["terse"].is_string()).count() >= 4);
+    // Every corpus has a typed set (issue 41).
+    assert!(corpora.iter().all(|c| c["typed"].is_string()), "{registry}");
+}
+
+/// A typed set labels every answerable question with the kind of answer it asks for, from the
+/// five the report breaks down, and none of the unanswerable ones.
+fn typed_kinds(typed: &str) {
+    let questions: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join(typed)).unwrap()).unwrap();
+    for q in questions.as_array().unwrap() {
+        let asks = q["asks"].as_str();
+        if q["type"] == "unanswerable" {
+            assert_eq!(asks, None, "{typed}: {q}");
+        } else {
+            assert!(
+                matches!(
+                    asks,
+                    Some("how-to" | "default" | "definition" | "yes-no" | "why")
+                ),
+                "{typed}: {q}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -215,6 +254,16 @@ fn a_run_writes_the_protocol_json() {
         assert!((0.0..=1.0).contains(&v), "{field} = {v}");
     }
     assert!(json["index_bytes"].as_u64().unwrap() > 0);
+    visitor_fields(&json);
+    for label in ["high", "medium", "low"] {
+        assert!(json["confidence"][label]["n"].as_u64().is_some(), "{json}");
+    }
+    let modes = &json["modes"];
+    let replies: u64 = ["supported", "partial", "related-material", "not-found"]
+        .iter()
+        .map(|m| modes[m].as_u64().unwrap())
+        .sum();
+    assert_eq!(replies, json["questions"].as_u64().unwrap(), "{modes}");
     let followups = &json["followups"];
     let resolved = followups["resolved"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&resolved), "{followups}");
@@ -314,4 +363,115 @@ fn a_built_site_answers_the_questions_written_for_its_markdown() {
         stderr.contains("n1: phrase not found in guide/refunds.html"),
         "{stderr}"
     );
+}
+
+/// The `"visitor"` object: the four answerable outcomes are shares that sum to 1, `useful` is
+/// the first two, false answers a count beside its rate.
+fn visitor_fields(json: &serde_json::Value) {
+    let v = &json["visitor"];
+    let share = |field: &str| {
+        let x = v[field]
+            .as_f64()
+            .unwrap_or_else(|| panic!("visitor.{field}: {v}"));
+        assert!((0.0..=1.0).contains(&x), "{field} = {x}");
+        x
+    };
+    let outcomes: f64 = [
+        "answer_hit",
+        "answer_miss",
+        "results_hit@3",
+        "nothing_useful",
+    ]
+    .iter()
+    .map(|f| share(f))
+    .sum();
+    assert!((outcomes - 1.0).abs() < 1e-9, "{v}");
+    assert!((share("useful") - share("answer_hit") - share("results_hit@3")).abs() < 1e-9);
+    share("false_answer_rate");
+    assert!(v["false_answers"].as_u64().is_some(), "{v}");
+}
+
+/// A typed question set on a tiny site, with a typo copy: the visitor outcomes, the per-`asks`
+/// breakdown and the typo copy's recall beside the original's.
+#[test]
+fn a_typed_set_reports_each_kind_and_a_typo_copy() {
+    let tmp = scratch("onrecord-eval-typed-");
+    let dir = tmp.path();
+    let site = dir.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(
+        site.join("returns.md"),
+        "# Returns\n\n## Sending a bike back\n\nEmail the returns desk with your order number and we send a prepaid collection label within two working days.\n\n## Refund timing\n\nRefunds arrive within fourteen days of the collection, on the card you paid with.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("warranty.md"),
+        "# Warranty\n\nEvery frame carries a warranty of ten years against cracks and broken welds, registered or not.\n\n## Batteries\n\nBatteries are covered for two years or eight hundred charging cycles, whichever comes first.\n",
+    )
+    .unwrap();
+    let questions = dir.join("typed.json");
+    std::fs::write(
+        &questions,
+        r#"[{"id":"h1","type":"lookup","asks":"how-to","question":"send bike back returns",
+             "evidence":[{"file":"returns.md","phrase":"Email the returns desk with your order number"}]},
+            {"id":"d1","type":"lookup","asks":"default","question":"battery warranty charging cycles",
+             "evidence":[{"file":"warranty.md","phrase":"Batteries are covered for two years or eight hundred charging cycles"}]},
+            {"id":"d2","type":"lookup","asks":"default","question":"refund timing fourteen days",
+             "evidence":[{"file":"returns.md","phrase":"Refunds arrive within fourteen days of the collection"}]},
+            {"id":"u1","type":"unanswerable","question":"ship bikes to Canada","evidence":[]}]"#,
+    )
+    .unwrap();
+    let out = dir.join("out.json");
+    let (ok, stdout, stderr) = eval(&[
+        "--corpus",
+        site.to_str().unwrap(),
+        "--questions",
+        questions.to_str().unwrap(),
+        "--lexical",
+        "--typos",
+        "7",
+        "--json",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("### What the visitor sees"), "{stdout}");
+    assert!(stdout.contains("### Typo copy (seed 7)"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    visitor_fields(&json);
+    assert_eq!(json["visitor"]["answerable"], 3, "{json}");
+    assert_eq!(json["visitor"]["unanswerable"], 1, "{json}");
+    let by_asks = &json["by_asks"];
+    assert_eq!(by_asks["how-to"]["answerable"], 1, "{by_asks}");
+    assert_eq!(by_asks["default"]["answerable"], 2, "{by_asks}");
+    assert!(by_asks.get("why").is_none(), "{by_asks}");
+    let typos = &json["typos"];
+    assert_eq!(typos["seed"], 7, "{typos}");
+    assert_eq!(typos["questions_with_typo"], 4, "{typos}");
+    let (typo, original) = (
+        typos["recall@5"].as_f64().unwrap(),
+        typos["original_recall@5"].as_f64().unwrap(),
+    );
+    assert_eq!(original, json["retrieval"]["recall@5"].as_f64().unwrap());
+    assert!(original > 0.0, "{json}");
+    let ratio = typos["ratio"].as_f64().unwrap();
+    assert!((ratio - typo / original).abs() < 1e-9, "{typos}");
+
+    // The same seed makes the same copy.
+    let again = dir.join("again.json");
+    let (ok, _, stderr) = eval(&[
+        "--corpus",
+        site.to_str().unwrap(),
+        "--questions",
+        questions.to_str().unwrap(),
+        "--lexical",
+        "--typos",
+        "7",
+        "--json",
+        again.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
+    assert_eq!(again["typos"], json["typos"]);
 }
