@@ -1,15 +1,53 @@
-//! `onrecord serve`: a small std-only HTTP server for previewing a site on localhost, with the
-//! MIME types and `Cache-Control` headers the README recommends for a deploy.
+//! `onrecord serve`: a preview server for a built site on localhost (not for production),
+//! with the MIME types and `Cache-Control` headers the README recommends for a deploy.
+//!
+//! It runs hyper (HTTP/1.1) on the main thread alone, so it never needs a thread it cannot
+//! create once it is up, and it holds:
+//! - its folder: a request path is decoded, refused when it climbs (`..`, also
+//!   percent-encoded), and served only when its canonical path (links resolved) lies inside
+//!   the folder's canonical path and is a regular file: links that lead out, devices, FIFOs
+//!   and sockets are 404;
+//! - its connections: at most [`MAX_CONNECTIONS`] open; one more gets 503 and is closed;
+//! - time: a request's head must arrive within [`HEADER_TIMEOUT`] of connecting (an idle
+//!   connection is closed), each connection carries one request and ends after
+//!   [`CONNECTION_LIFETIME`] whatever happens;
+//! - memory: a request line or head past [`MAX_HEAD_BYTES`] closes the connection, and files
+//!   are sent in [`CHUNK_BYTES`] pieces.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::convert::Infallible;
+use std::fs::{self, File};
+use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
-use std::{fs, thread};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context as _, Result, bail};
 use clap::Args;
+use hyper::body::{Body, Bytes, Frame, Incoming, SizeHint};
+use hyper::header::{CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 
 use crate::deploy;
+
+/// Connections open at once; one more is answered 503 and closed.
+pub(crate) const MAX_CONNECTIONS: usize = 64;
+/// Time from connecting to the end of the request's head.
+pub(crate) const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// A connection's whole life, however slowly the client reads.
+pub(crate) const CONNECTION_LIFETIME: Duration = Duration::from_secs(120);
+/// The request line and headers together (hyper's read buffer; 8 KiB is its least).
+pub(crate) const MAX_HEAD_BYTES: usize = 16 * 1024;
+/// A file is read and sent this much at a time.
+pub(crate) const CHUNK_BYTES: usize = 64 * 1024;
+
+/// What a connection over the cap gets before it is closed.
+const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\
+Retry-After: 1\r\nConnection: close\r\nContent-Length: 22\r\n\r\ntoo many connections\r\n";
 
 #[derive(Args)]
 pub(crate) struct ServeArgs {
@@ -25,24 +63,64 @@ pub(crate) fn run(args: &ServeArgs) -> Result<()> {
     if !args.dir.is_dir() {
         bail!("{} does not exist or is not a folder", args.dir.display());
     }
+    let root = fs::canonicalize(&args.dir)
+        .with_context(|| format!("cannot resolve {}", args.dir.display()))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the server")?;
+    runtime.block_on(serve(args, root))
+}
+
+async fn serve(args: &ServeArgs, root: PathBuf) -> Result<()> {
     let listener = TcpListener::bind(("127.0.0.1", args.port))
+        .await
         .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
     let addr = listener.local_addr().context("no local address")?;
     println!(
-        "serving {} at http://{addr}/ (Ctrl-C stops)",
+        "serving {} at http://{addr}/ (a preview server, not for production; Ctrl-C stops)",
         args.dir.display()
     );
-    for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
-        let root = args.dir.clone();
-        // One thread per connection: a preview has one visitor.
-        thread::spawn(move || {
-            if let Err(e) = respond(&root, stream) {
-                eprintln!("{e:#}");
+    let root: Arc<Path> = root.into();
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            // Out of file descriptors, or a connection reset before it was accepted: the
+            // listener itself is fine, so wait a moment rather than spin.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
             }
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            refuse(&stream);
+            continue;
+        };
+        let root = root.clone();
+        tokio::spawn(async move {
+            let _slot = slot;
+            let service = hyper::service::service_fn(move |req: Request<Incoming>| {
+                let res = respond(&root, req.method(), req.uri().path());
+                async move { Ok::<_, Infallible>(res) }
+            });
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .max_buf_size(MAX_HEAD_BYTES)
+                .keep_alive(false)
+                .title_case_headers(true)
+                .serve_connection(TokioIo::new(stream), service);
+            // Ending the future drops the connection, which closes its socket.
+            let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
         });
     }
-    Ok(())
+}
+
+/// Answers 503 without waiting: a fresh socket's send buffer is empty, so the short reply goes
+/// out at once.
+fn refuse(stream: &TcpStream) {
+    let _ = stream.try_write(REFUSED);
 }
 
 /// The content type of a file, by extension. A `.gz` file is sent as the gzip file it is, with
@@ -77,7 +155,8 @@ pub(crate) fn cache_control(path: &Path) -> &'static str {
     }
 }
 
-/// The file a request path names under `root`; `None` for paths that leave it.
+/// The path a request path names under `root`, read literally (links are resolved later);
+/// `None` for paths that climb out of it, also when percent-encoded.
 fn resolve(root: &Path, target: &str) -> Option<PathBuf> {
     let path = target.split(['?', '#']).next().unwrap_or("");
     let mut file = root.to_path_buf();
@@ -111,73 +190,121 @@ fn percent_decode(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-fn respond(root: &Path, stream: TcpStream) -> Result<()> {
-    let mut reader = BufReader::new(stream.try_clone().context("cannot clone the connection")?);
-    let mut request_line = String::new();
-    reader
-        .read_line(&mut request_line)
-        .context("cannot read the request")?;
-    // Drain the headers; a preview needs none of them.
-    let mut header = String::new();
-    while reader
-        .read_line(&mut header)
-        .context("cannot read the request")?
-        > 2
-    {
-        header.clear();
+/// The file a request path names under `root`, opened, with its length and the name it was
+/// asked by (its type and caching follow that name). `None` for anything not to be served:
+/// missing, outside `root` once links are resolved, or not a regular file.
+fn open(root: &Path, target: &str) -> Option<(File, u64, PathBuf)> {
+    let asked = resolve(root, target)?;
+    let real = fs::canonicalize(&asked).ok()?;
+    if !real.starts_with(root) || !fs::metadata(&real).ok()?.is_file() {
+        return None;
     }
-    let mut parts = request_line.split_whitespace();
-    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let mut stream = stream;
-    if method != "GET" && method != "HEAD" {
-        return send(
-            &mut stream,
-            "405 Method Not Allowed",
-            "text/plain",
-            "no-cache",
-            b"GET only\n",
-            true,
-        );
-    }
-    let file = resolve(root, target);
-    match file.as_deref().map(|f| (f, fs::read(f))) {
-        Some((file, Ok(body))) => send(
-            &mut stream,
-            "200 OK",
-            mime(file),
-            cache_control(file),
-            &body,
-            method == "GET",
-        ),
-        _ => send(
-            &mut stream,
-            "404 Not Found",
-            "text/plain",
-            "no-cache",
-            b"not found\n",
-            method == "GET",
-        ),
-    }
+    // Checked before opening: opening a FIFO would wait for a writer.
+    let file = File::open(&real).ok()?;
+    let len = file.metadata().ok()?.len();
+    Some((file, len, asked))
 }
 
-fn send(
-    stream: &mut TcpStream,
-    status: &str,
-    content_type: &str,
-    cache: &str,
-    body: &[u8],
-    with_body: bool,
-) -> Result<()> {
-    write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: {cache}\r\nConnection: close\r\n\r\n",
-        body.len()
-    )?;
-    if with_body {
-        stream.write_all(body)?;
+fn respond(root: &Path, method: &Method, target: &str) -> Response<Reply> {
+    if method != Method::GET && method != Method::HEAD {
+        return text(StatusCode::METHOD_NOT_ALLOWED, "GET only\n", true);
     }
-    stream.flush()?;
-    Ok(())
+    let with_body = method == Method::GET;
+    let Some((file, len, asked)) = open(root, target) else {
+        return text(StatusCode::NOT_FOUND, "not found\n", with_body);
+    };
+    let body = if with_body {
+        Reply::File { file, left: len }
+    } else {
+        Reply::Bytes(None)
+    };
+    reply(
+        StatusCode::OK,
+        mime(&asked),
+        cache_control(&asked),
+        len,
+        body,
+    )
+}
+
+fn text(status: StatusCode, body: &'static str, with_body: bool) -> Response<Reply> {
+    let bytes = with_body.then(|| Bytes::from_static(body.as_bytes()));
+    reply(
+        status,
+        "text/plain",
+        "no-cache",
+        body.len() as u64,
+        Reply::Bytes(bytes),
+    )
+}
+
+fn reply(
+    status: StatusCode,
+    content_type: &'static str,
+    cache: &'static str,
+    len: u64,
+    body: Reply,
+) -> Response<Reply> {
+    let mut res = Response::new(body);
+    *res.status_mut() = status;
+    let h = res.headers_mut();
+    h.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(CACHE_CONTROL, HeaderValue::from_static(cache));
+    // Stated for HEAD too, where the body is left out.
+    h.insert(CONTENT_LENGTH, HeaderValue::from(len));
+    res
+}
+
+/// A reply's body: a short text, or a file read a piece at a time as the client takes it.
+enum Reply {
+    Bytes(Option<Bytes>),
+    File { file: File, left: u64 },
+}
+
+impl Body for Reply {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        let frame = match self.get_mut() {
+            Reply::Bytes(bytes) => bytes.take().map(|b| Ok(Frame::data(b))),
+            Reply::File { left: 0, .. } => None,
+            Reply::File { file, left } => {
+                // A local file reads in well under a millisecond a piece: reading it here
+                // keeps the server on one thread.
+                let mut buf =
+                    vec![0; CHUNK_BYTES.min(usize::try_from(*left).unwrap_or(CHUNK_BYTES))];
+                Some(match file.read(&mut buf) {
+                    // The file shrank since it was opened: end the reply short.
+                    Ok(0) => Err(io::ErrorKind::UnexpectedEof.into()),
+                    Ok(n) => {
+                        buf.truncate(n);
+                        *left = left.saturating_sub(n as u64);
+                        Ok(Frame::data(Bytes::from(buf)))
+                    }
+                    Err(e) => Err(e),
+                })
+            }
+        };
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            Reply::Bytes(bytes) => bytes.is_none(),
+            Reply::File { left, .. } => *left == 0,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(match self {
+            Reply::Bytes(bytes) => bytes.as_ref().map_or(0, |b| b.len() as u64),
+            Reply::File { left, .. } => *left,
+        })
+    }
 }
 
 #[cfg(test)]
