@@ -264,11 +264,22 @@ async fn fetch(url: &str, what: &str) -> Result<Vec<u8>, JsError> {
         .map_err(|e| JsError::new(&format!("could not read the {what} {url}: {e}")))
 }
 
+#[wasm_bindgen]
+extern "C" {
+    // Catching, unlike `js_sys::Array::is_array`: it throws on a revoked Proxy.
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn is_array(value: &JsValue) -> Result<bool, JsValue>;
+}
+
 /// The turn context the widget echoed, if it has the shape of a `TurnContextDto`: any field of
 /// another type (or too many fragments to be one) makes it no context at all. The core checks
 /// the rest (version, index, sizes).
+///
+/// Every read is a catching call (`Reflect.get`, `Array.isArray`): a getter or a Proxy trap
+/// that throws makes the context unreadable, hence none. An exception unwinding through wasm
+/// would leave the engine borrowed and, call after call, the module's stack spent.
 fn turn_context(value: &JsValue) -> Option<TurnContext> {
-    let field = |key: &str| js_sys::Reflect::get(value, &JsValue::from_str(key)).ok();
+    let get = |from: &JsValue, key: &str| js_sys::Reflect::get(from, &JsValue::from_str(key)).ok();
     let whole = |v: JsValue| {
         v.as_f64()
             .filter(|n| n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(n))
@@ -276,19 +287,18 @@ fn turn_context(value: &JsValue) -> Option<TurnContext> {
     if !value.is_object() {
         return None;
     }
-    let fragments = field("fragments")
-        .filter(js_sys::Array::is_array)
-        .map(|v| js_sys::Array::from(&v))?;
-    if fragments.length() as usize > MAX_CONTEXT_FRAGMENTS {
+    let fragments = get(value, "fragments").filter(|v| matches!(is_array(v), Ok(true)))?;
+    // The length is read once, and bounded before any element is.
+    let n = whole(get(&fragments, "length")?)? as u32;
+    if n as usize > MAX_CONTEXT_FRAGMENTS {
         return None;
     }
     Some(TurnContext {
-        version: whole(field("version")?)? as u32,
-        index: field("index")?.as_string()?,
-        question: field("question")?.as_string()?,
-        fragments: fragments
-            .iter()
-            .map(|f| whole(f).map(|n| n as u32))
+        version: whole(get(value, "version")?)? as u32,
+        index: get(value, "index")?.as_string()?,
+        question: get(value, "question")?.as_string()?,
+        fragments: (0..n)
+            .map(|i| whole(js_sys::Reflect::get_u32(&fragments, i).ok()?).map(|n| n as u32))
             .collect::<Option<_>>()?,
     })
 }

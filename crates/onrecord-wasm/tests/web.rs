@@ -350,6 +350,66 @@ fn a_context_of_the_wrong_types_is_ignored() {
     assert_eq!(get(&answer, "turn.kind"), "explanation");
 }
 
+// Issue 43: a context whose `fragments` is a Proxy or has a throwing getter made `ask` throw,
+// left the engine borrowed, and after ~1,500 calls trapped the module instance. The engine is
+// called from JS here, as a page calls it, so its borrow is the one wasm-bindgen keeps.
+#[wasm_bindgen_test]
+fn a_context_that_throws_when_read_is_no_context_and_the_engine_stays_usable() {
+    let engine = Engine::new(&index_bytes()).unwrap();
+    let good = get(
+        &engine.ask("When do refunds arrive?", None).unwrap(),
+        "context",
+    );
+    let contexts = js_sys::eval(
+        r#"(good) => {
+            const boom = () => { throw new Error('boom'); };
+            const trap = (target) => new Proxy(target, { get: boom, has: boom, ownKeys: boom, getPrototypeOf: boom });
+            const revoked = Proxy.revocable([0], {});
+            revoked.revoke();
+            const throwingElement = [0];
+            Object.defineProperty(throwingElement, '0', { get: boom });
+            const endless = new Proxy([], { get: (t, k) => (k === 'length' ? 4294967295 : 0) });
+            return [
+                trap({}),
+                trap(good),
+                { ...good, fragments: trap([0]) },
+                { ...good, fragments: revoked.proxy },
+                { ...good, fragments: throwingElement },
+                { ...good, fragments: endless },
+                { ...good, get fragments() { boom(); } },
+                { ...good, get question() { boom(); } },
+                { ...good, get version() { boom(); } },
+            ];
+        }"#,
+    )
+    .unwrap()
+    .unchecked_into::<js_sys::Function>()
+    .call1(&JsValue::NULL, &good)
+    .unwrap()
+    .unchecked_into::<js_sys::Array>();
+    let ask =
+        js_sys::Function::new_with_args("engine, context", "return engine.ask('Why?', context)");
+    let engine = JsValue::from(engine);
+    for round in 0..2_000u32 {
+        let context = contexts.get(round % contexts.length());
+        let answer = ask
+            .call2(&JsValue::NULL, &engine, &context)
+            .unwrap_or_else(|e| panic!("round {round}: ask threw {e:?}"));
+        assert_eq!(get(&answer, "turn.kind"), "standalone", "round {round}");
+    }
+    // The engine still answers, and still reads a context it can read.
+    let answer = ask.call2(&JsValue::NULL, &engine, &JsValue::NULL).unwrap();
+    assert_eq!(get(&answer, "decline.gate"), "no-content-words");
+    let answer = ask.call2(&JsValue::NULL, &engine, &good).unwrap();
+    assert_eq!(get(&answer, "turn.kind"), "explanation");
+    let ask_alone = js_sys::Function::new_with_args(
+        "engine",
+        "return engine.ask('When do refunds arrive?', null)",
+    );
+    let answer = ask_alone.call1(&JsValue::NULL, &engine).unwrap();
+    assert_eq!(get(&answer, "mode"), "answer");
+}
+
 /// A two-page index cut into the smallest shards (one term or one page each), as
 /// `(manifest, [(name, bytes)])`, built with `corpus_hash`; with `vectors`, its fragments have
 /// vectors in one list (a `v-` shard of residual codes).
