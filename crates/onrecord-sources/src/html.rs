@@ -1549,14 +1549,21 @@ mod tests {
     /// linear from quadratic.
     #[test]
     fn deep_nesting_is_linear_and_keeps_its_words_apart() {
-        let limit = if cfg!(debug_assertions) { 40.0 } else { 2.0 };
         let levels = 100_000;
-        for (open, close) in [
-            ("<div>", "</div>"),
-            ("<ul><li>", "</li></ul>"),
-            ("<p><b id=x>", "</p>"),
-            ("<div>x</div><section>", "</section>"),
+        // Optimized (2 busy cores): 0.25 s, 0.5 s, 2 s, 0.9 s. The last two are as much
+        // 100,000 paragraphs as nesting (formatting elements the parser reopens, blocks between
+        // levels); they are here for their words, with a looser bound.
+        for (open, close, optimized) in [
+            ("<div>", "</div>", 2.0),
+            ("<ul><li>", "</li></ul>", 2.0),
+            ("<p><b id=x>", "</p>", 8.0),
+            ("<div>x</div><section>", "</section>", 8.0),
         ] {
+            let limit = if cfg!(debug_assertions) {
+                40.0
+            } else {
+                optimized
+            };
             let html = format!(
                 "<body><p>Top words.</p>{}<div>Deepest words.</div><div>Last words.</div>{}<p>After words.</p></body>",
                 open.repeat(levels),
