@@ -802,3 +802,27 @@ proptest! {
         }
     }
 }
+
+// Issue 43: a text shard holding a fragment with an empty sentence range is refused, naming the
+// fragment (by its id in the whole index) and the sentence, as the whole index is.
+#[test]
+fn a_text_shard_with_an_empty_sentence_range_is_refused_by_name() {
+    let mut index = fixture();
+    let frag = index.fragments.len() - 1;
+    let (start, _) = index.fragments[frag].sentences[0];
+    index.fragments[frag].sentences[0] = (start, start);
+    let files = index.to_shards(HASH, TINY).unwrap();
+    let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+    let refused: Vec<ShardErrorKind> = files
+        .shards
+        .iter()
+        .filter_map(|(name, bytes)| sharded.add_shard(name, bytes).err())
+        .map(|e| e.kind)
+        .collect();
+    // (The rows named by that text shard are then not in the manifest's reach either.)
+    let expected = ShardErrorKind::Decode(DecodeError::EmptySentence {
+        fragment: frag as u32,
+        sentence: 0,
+    });
+    assert!(refused.contains(&expected), "{refused:?}");
+}
