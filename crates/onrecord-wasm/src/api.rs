@@ -22,8 +22,6 @@ export interface AnswerDto {
   /** For an answer: how often answers so labelled were right on corpora nobody tuned on. */
   confidence: "high" | "medium" | "low" | null;
   quotes: QuoteDto[];
-  /** Other matching sections under an answer; empty for a decline. */
-  related: SectionDto[];
   /** Where private notes that bear on the question live (never their text). */
   hints: HintDto[];
   decline: DeclineDto | null;
@@ -99,7 +97,6 @@ pub(crate) struct AnswerDto {
     incomplete: Vec<String>,
     confidence: Option<&'static str>,
     quotes: Vec<QuoteDto>,
-    related: Vec<SectionDto>,
     hints: Vec<HintDto>,
     decline: Option<DeclineDto>,
     missing_terms: Vec<String>,
@@ -318,7 +315,6 @@ impl From<Reply> for AnswerDto {
             completeness: a.completeness.as_ref().map(|c| c.label()),
             confidence: a.confidence.map(|c| c.label()),
             quotes: a.quotes.into_iter().map(QuoteDto::from).collect(),
-            related: a.related.into_iter().map(SectionDto::from).collect(),
             hints: a
                 .hints
                 .into_iter()

@@ -384,21 +384,53 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
         corrections,
         ..
     } = assessment;
-    let weighed = |seen: bool| -> f32 {
-        terms
-            .iter()
-            .filter(|t| !t.framing && !t.contraction && (seen || !t.in_corpus()))
-            .map(|t| t.idf)
-            .fold(0.0, |a, b| a + b)
+    let model = if has_vector {
+        &config.hybrid
+    } else {
+        &config.lexical
     };
-    let unseen_share = weighed(false) / weighed(true).max(f32::MIN_POSITIVE);
-    let declined = |decline: Decline| {
+    // A topic question answered by a page about its subject is quoted even when the model,
+    // fit on manuals where such questions do not occur, would decline it; labelled Low, as
+    // no question set measures its precision.
+    let passes = model.reaches(&features, model.threshold);
+    let decline = match hard_decline {
+        Some(decline) => Some(decline),
+        None if !(passes || about_page) || quotes.is_empty() => {
+            let why = reason(
+                model,
+                &features,
+                &terms,
+                &missing_terms,
+                &missing_on_page,
+                coverage,
+                meaning,
+            );
+            // A passage that gives the value in words ("defaults to /var/spool") does not give
+            // "none": it falls short as a whole.
+            Some(if why == Decline::NoAmount && value_in_words {
+                Decline::BelowFloor { coverage, meaning }
+            } else {
+                why
+            })
+        }
+        None => None,
+    };
+    let missing_named = named(&missing_terms, &terms, &names);
+    if let Some(decline) = decline {
         let decline = with_named_words(decline, &terms, &names)
             .unwrap_or(Decline::BelowFloor { coverage, meaning });
         // Pages that never use the question's subject have nothing to list either: the words
         // no page uses carry half the question or more ("deploy to kubernetes").
-        let never = matches!(decline, Decline::NeverMentioned { .. }) || unseen_share >= 0.5;
-        Answer {
+        let weighed = |seen: bool| -> f32 {
+            terms
+                .iter()
+                .filter(|t| !t.framing && !t.contraction && (seen || !t.in_corpus()))
+                .map(|t| t.idf)
+                .fold(0.0, |a, b| a + b)
+        };
+        let never = matches!(decline, Decline::NeverMentioned { .. })
+            || weighed(false) >= 0.5 * weighed(true);
+        return Answer {
             decline: Some(decline),
             mode: if hints.is_empty() {
                 Mode::NotFound
@@ -409,41 +441,11 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
             confidence: None,
             quotes: Vec::new(),
             related: Vec::new(),
-            hints: hints.clone(),
-            missing_terms: named(&missing_terms, &terms, &names),
-            results: if never { Vec::new() } else { results.clone() },
-            corrections: corrections.clone(),
-        }
-    };
-    if let Some(decline) = hard_decline {
-        return declined(decline);
-    }
-    let model = if has_vector {
-        &config.hybrid
-    } else {
-        &config.lexical
-    };
-    // A topic question answered by a page about its subject is quoted even when the model,
-    // fit on manuals where such questions do not occur, would decline it; labelled Low, as
-    // no question set measures its precision.
-    let passes = model.reaches(&features, model.threshold);
-    if !(passes || about_page) || quotes.is_empty() {
-        let why = reason(
-            model,
-            &features,
-            &terms,
-            &missing_terms,
-            &missing_on_page,
-            coverage,
-            meaning,
-        );
-        // A passage that gives the value in words ("defaults to /var/spool") does not give
-        // "none": it falls short as a whole.
-        return declined(if why == Decline::NoAmount && value_in_words {
-            Decline::BelowFloor { coverage, meaning }
-        } else {
-            why
-        });
+            hints,
+            missing_terms: missing_named,
+            results: if never { Vec::new() } else { results },
+            corrections,
+        };
     }
     let confidence = if !passes {
         Confidence::Low
@@ -467,7 +469,7 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
         related,
         hints,
         decline: None,
-        missing_terms: named(&missing_terms, &terms, &names),
+        missing_terms: missing_named,
         // The answer's own quotes are not listed again.
         results: results
             .into_iter()

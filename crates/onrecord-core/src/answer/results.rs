@@ -5,7 +5,7 @@
 //! and the words of it that match best, so a decline can still point at what the engine found.
 
 use super::{Citation, citation};
-use crate::bm25::{QueryTerm, query_terms, search as bm25_search};
+use crate::bm25::{QueryTerm, insert_sorted, query_terms, search as bm25_search};
 use crate::format::{Fragment, Index};
 use crate::question::check_question;
 use crate::text::{Analyzer, tokens};
@@ -89,20 +89,24 @@ pub fn search(index: &Index, query: &str) -> Search {
 /// The last word typed stands for the site's words it begins (and, once long enough, for the
 /// word it is): "compr" finds "compression". The most frequent words first, at most a few.
 fn expand_prefix(index: &Index, terms: &mut Vec<QueryTerm>, last: &str) {
-    let mut ids: Vec<usize> = index.terms_with_prefix(last).collect();
-    ids.sort_by_key(|&t| std::cmp::Reverse(index.doc_frequency(t)));
-    ids.truncate(MAX_EXPANSIONS);
+    // The most used first, by insertion: a sort would be a second sort routine in the wasm.
+    let mut by_use: Vec<(usize, usize)> = Vec::new();
+    for id in index.terms_with_prefix(last) {
+        insert_sorted(&mut by_use, (usize::MAX - index.doc_frequency(id), id));
+        by_use.truncate(MAX_EXPANSIONS);
+    }
+    let mut ids: Vec<usize> = Vec::new();
+    for (_, id) in by_use {
+        insert_sorted(&mut ids, id);
+    }
     if ids.is_empty() {
         return;
     }
     match terms.iter_mut().find(|t| t.word == last) {
         Some(term) => {
             for id in ids {
-                if !term.term_ids.contains(&id) {
-                    term.term_ids.push(id);
-                }
+                insert_sorted(&mut term.term_ids, id);
             }
-            term.term_ids.sort_unstable();
         }
         None => {
             // A stopword or site name so far ("the", "conf"): a prefix of content words too.
@@ -112,7 +116,6 @@ fn expand_prefix(index: &Index, terms: &mut Vec<QueryTerm>, last: &str) {
                 .map(|&t| index.doc_frequency(t))
                 .max()
                 .unwrap_or(0) as f32;
-            ids.sort_unstable();
             terms.push(QueryTerm {
                 word: last.to_owned(),
                 term_ids: ids,
@@ -214,38 +217,35 @@ fn nearest_written(
 }
 
 /// The edit distance (insertions, deletions, substitutions, adjacent transpositions) between
-/// `a` and `b` when it is at most `budget`. Letters are compared as chars.
+/// `a` and `b` when it is at most `budget`. Bytes are compared, so a letter outside ASCII
+/// counts as two edits: fewer corrections, never a wrong one.
 fn within(a: &str, b: &str, budget: usize) -> Option<usize> {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
+    let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len().abs_diff(b.len()) > budget {
         return None;
     }
     // Three rows of the optimal-string-alignment table.
-    let width = b.len() + 1;
-    let mut before: Vec<usize> = vec![0; width];
-    let mut prev: Vec<usize> = (0..width).collect();
-    let mut row: Vec<usize> = vec![0; width];
-    for i in 1..=a.len() {
-        row[0] = i;
-        let mut least = row[0];
-        for j in 1..width {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (prev[j] + 1).min(row[j - 1] + 1).min(prev[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(before[j - 2] + 1);
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = vec![0; b.len() + 1];
+    for (i, &x) in a.iter().enumerate() {
+        row[0] = i + 1;
+        for (j, &y) in b.iter().enumerate() {
+            let mut d = (prev[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(prev[j] + usize::from(x != y));
+            if i > 0 && j > 0 && a[i - 1] == y && b[j - 1] == x {
+                d = d.min(before[j - 1] + 1);
             }
-            row[j] = d;
-            least = least.min(d);
+            row[j + 1] = d;
         }
-        if least > budget {
+        if row.iter().min().is_some_and(|&m| m > budget) {
             return None;
         }
         std::mem::swap(&mut before, &mut prev);
         std::mem::swap(&mut prev, &mut row);
     }
-    let d = prev[b.len()];
-    (d <= budget).then_some(d)
+    prev.last().copied().filter(|&d| d <= budget)
 }
 
 /// Groups `ranked` fragments into results: pages in the order of their best fragment, each
@@ -259,21 +259,21 @@ pub(crate) fn sections(
     skip: &[u32],
     prefix: Option<&str>,
 ) -> Vec<SectionHit> {
-    // Pages in order of their best fragment, each with its fragments in rank order.
-    let mut pages: Vec<(u32, Vec<u32>)> = Vec::new();
-    for &frag in ranked.iter().filter(|f| !skip.contains(f)) {
-        let Some(page) = index.page_of(frag) else {
-            continue;
-        };
-        match pages.iter_mut().find(|(p, _)| *p == page) {
-            Some((_, frags)) => frags.push(frag),
-            None => pages.push((page, vec![frag])),
-        }
-    }
+    let ranked: Vec<(u32, u32)> = ranked
+        .iter()
+        .filter(|f| !skip.contains(f))
+        .filter_map(|&f| Some((f, index.page_of(f)?)))
+        .collect();
     let mut res: Vec<SectionHit> = Vec::new();
-    for (_, frags) in pages {
+    let mut pages: Vec<u32> = Vec::new();
+    // Pages in order of their best fragment, each with its fragments in rank order.
+    for &(_, page) in &ranked {
+        if pages.contains(&page) {
+            continue;
+        }
+        pages.push(page);
         let mut on_page = 0;
-        for frag in frags {
+        for &(frag, _) in ranked.iter().filter(|(_, p)| *p == page) {
             if on_page == MAX_PER_PAGE || res.len() == MAX_RESULTS {
                 break;
             }
@@ -295,9 +295,6 @@ pub(crate) fn sections(
                 highlights,
             });
             on_page += 1;
-        }
-        if res.len() == MAX_RESULTS {
-            break;
         }
     }
     res
@@ -343,11 +340,8 @@ fn excerpt(
     };
     let mut highlights = wanted.highlights(text);
     for h in typed(text) {
-        if !highlights.contains(&h) {
-            highlights.push(h);
-        }
+        insert_sorted(&mut highlights, h);
     }
-    highlights.sort_unstable();
     let (start, end) = window(text, highlights.first().map_or(0, |h| h.0 as usize));
     let Some(cut) = text.get(start..end) else {
         return (String::new(), Vec::new());
