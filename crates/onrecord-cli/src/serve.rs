@@ -118,9 +118,16 @@ async fn serve(args: &ServeArgs, root: PathBuf) -> Result<()> {
 }
 
 /// Answers 503 without waiting: a fresh socket's send buffer is empty, so the short reply goes
-/// out at once.
+/// out at once. What the client already sent (up to 64 KiB) is read away, so that closing sends
+/// a normal end of stream rather than a reset that could discard the reply.
 fn refuse(stream: &TcpStream) {
     let _ = stream.try_write(REFUSED);
+    let mut sink = [0u8; 4096];
+    for _ in 0..16 {
+        if !matches!(stream.try_read(&mut sink), Ok(n) if n > 0) {
+            break;
+        }
+    }
 }
 
 /// The content type of a file, by extension. A `.gz` file is sent as the gzip file it is, with
