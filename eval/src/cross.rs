@@ -1130,6 +1130,7 @@ pub fn run(
         "typed": typed_folds.iter().zip(&typed_results).map(|(&i, s)| json!({
             "corpus": names[i], "all": scored_json(s, corpora[i].typed.len()) })).collect::<Vec<_>>(),
         "mean_typed": mean_typed,
+        "by_asks_typed_pooled": visitor::by_asks(typed_results.iter().flat_map(|s| &s.answering.outcomes)),
         "visitor": { "test": visitor_test, "all": visitor_all, "terse": visitor_terse,
                      "typed": visitor_typed },
         "worst_fold_test": { "corpus": names[w_test],

@@ -141,10 +141,15 @@ impl Rates {
 /// Per `asks` kind of a typed set (`"by_asks"`): the visitor outcomes of the answerable
 /// questions of that kind, quote hit among their answers included; `None` when no question
 /// carries `asks`.
-pub fn by_asks(outcomes: &[Outcome]) -> Option<Value> {
+pub fn by_asks<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Option<Value> {
+    let outcomes: Vec<&Outcome> = outcomes.into_iter().collect();
     let mut res = serde_json::Map::new();
     for kind in Asks::ALL {
-        let of_kind: Vec<&Outcome> = outcomes.iter().filter(|o| o.asks == Some(kind)).collect();
+        let of_kind: Vec<&Outcome> = outcomes
+            .iter()
+            .copied()
+            .filter(|o| o.asks == Some(kind))
+            .collect();
         if !of_kind.is_empty() {
             res.insert(kind.name().to_owned(), json!(Rates::of(of_kind)));
         }
@@ -233,12 +238,24 @@ pub fn asks_table(md: &mut String, rows: &[(&str, &[Outcome])]) {
         Asks::ALL.map(|k| k.name()).join(" | "),
         "---:|".repeat(Asks::ALL.len())
     );
-    for (name, outcomes) in rows {
+    // With more than one set, a last row pools their questions (a kind has a few per set).
+    let mut sets: Vec<(&str, Vec<&Outcome>)> = rows
+        .iter()
+        .map(|(name, outcomes)| (*name, outcomes.iter().collect()))
+        .collect();
+    if rows.len() > 1 {
+        let pooled = rows.iter().flat_map(|(_, outcomes)| outcomes.iter());
+        sets.push(("**all pooled**", pooled.collect()));
+    }
+    for (name, outcomes) in &sets {
         let cells: Vec<String> = Asks::ALL
             .iter()
             .map(|&kind| {
-                let of_kind: Vec<&Outcome> =
-                    outcomes.iter().filter(|o| o.asks == Some(kind)).collect();
+                let of_kind: Vec<&Outcome> = outcomes
+                    .iter()
+                    .copied()
+                    .filter(|o| o.asks == Some(kind))
+                    .collect();
                 if of_kind.is_empty() {
                     return "–".to_owned();
                 }
