@@ -897,3 +897,48 @@ fn a_name_asked_about_is_answered_from_its_own_entry_by_its_first_sentence() {
     );
     assert_eq!(answer.quotes[0].citation.url, "/bash-env/#bash_env");
 }
+
+/// Issue 41: a sentence that only introduces the page ("This page explains…") or states the
+/// problem ("Description: You want…") is never the whole answer: the quote runs on to what
+/// carries it, past a label such as "Solution:".
+#[test]
+fn an_introduction_is_never_the_whole_answer() {
+    let index = index_of_pages(&[page(
+        "returns.md",
+        "Returns",
+        "Time limits",
+        "This page explains the time limits for returning a bike. You have 30 days from \
+         delivery to send it back.",
+    )]);
+    let answer = ask(
+        &index,
+        None,
+        "How long do I have to return a bike?",
+        &answering_everything(1.0),
+    );
+    assert_eq!(answer.mode, Mode::Answer);
+    assert!(
+        answer.quotes[0].text.contains("30 days"),
+        "{:?}",
+        answer.quotes[0].text
+    );
+    let index = index_of_pages(&[page(
+        "rewrite.md",
+        "Rewrite recipes",
+        "Redirect to HTTPS",
+        "Description: You want all HTTP requests to be redirected to HTTPS. Solution: \
+         RewriteRule sends every request to the https scheme.",
+    )]);
+    let answer = ask(
+        &index,
+        None,
+        "How do I redirect HTTP requests to HTTPS?",
+        &answering_everything(1.0),
+    );
+    assert_eq!(answer.mode, Mode::Answer);
+    assert!(
+        answer.quotes[0].text.contains("RewriteRule"),
+        "{:?}",
+        answer.quotes[0].text
+    );
+}

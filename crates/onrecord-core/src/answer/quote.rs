@@ -212,8 +212,19 @@ pub(crate) fn pick(
         // A row stands alone under its header.
     } else if prev.is_some_and(|p| refers_back(text, lang) || p.trim_end().ends_with(':')) {
         first = best - 1;
-    } else if next.is_some() && text.trim_end().ends_with(':') {
+    } else if next.is_some() && (text.trim_end().ends_with(':') || introduces(text)) {
+        // A sentence that introduces the page or states the problem ("This page explains…",
+        // "Description: You want…") is never the whole answer: what follows carries it, past
+        // labels such as "Solution:".
         last = best + 1;
+        while last + 1 < n_units
+            && sentence(last).trim_end().ends_with(':')
+            && prose(last + 1)
+            && (fragment.sentences[last + 1].1).saturating_sub(fragment.sentences[best].0) as usize
+                <= NEIGHBOUR_MAX_BYTES
+        {
+            last += 1;
+        }
     } else {
         // The neighbour that adds most of the question's weight the best sentence lacks.
         // Code may add to a sentence that answers, never answer alone beside one that does not.
@@ -275,6 +286,32 @@ pub(crate) fn only_version_notes(fragment: &Fragment) -> bool {
             .sentence(i)
             .is_none_or(|s| s.trim().is_empty() || is_change_note(s))
     })
+}
+
+/// Whether a sentence only introduces what follows: the page or section itself ("This page
+/// explains the time limits…", "Here's the basics of…") or the problem a recipe solves
+/// ("Description: You want…"). English only, like the sites these openings were seen on.
+fn introduces(sentence: &str) -> bool {
+    const OPENINGS: &[&str] = &[
+        "this page ",
+        "this section ",
+        "this chapter ",
+        "this document ",
+        "this guide ",
+        "this article ",
+        "this tutorial ",
+        "in this section",
+        "in this chapter",
+        "in this guide",
+        "in this document",
+        "here's the basics",
+        "here is the basics",
+        "here are the basics",
+        "description:",
+        "you want ",
+    ];
+    let lower = sentence.trim_start().to_lowercase().replace('’', "'");
+    OPENINGS.iter().any(|o| lower.starts_with(o))
 }
 
 /// Whether a sentence opens by pointing back at the one before it.
