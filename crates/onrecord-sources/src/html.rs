@@ -142,8 +142,9 @@ pub(crate) fn parse(text: &str) -> Html {
     );
     let input = BufferQueue::default();
     input.push_back(StrTendril::from_slice(text));
-    // A script pauses the tokenizer for the page to run it; nothing runs here.
-    while let TokenizerResult::Script(_) = tokenizer.feed(&input) {}
+    // A script or a `<meta charset>` pauses the tokenizer for the page to act on it; nothing
+    // acts here (html5ever's own driver loops the same way).
+    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
     tokenizer.end();
     tokenizer.sink.builder.sink.finish()
 }
@@ -1597,5 +1598,24 @@ mod tests {
             .max()
             .unwrap_or(0);
         assert!(depth > 100, "{depth}");
+    }
+
+    /// Below the cap the capped parser builds scraper's own tree: a `<meta charset>` or a
+    /// script pauses the tokenizer, and parsing must go on after it (it once stopped there, and
+    /// every Sphinx page read as empty).
+    #[test]
+    fn below_the_cap_the_tree_is_scrapers() {
+        let pages = [
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>T</title></head><body><main><h1>A</h1><p>Text.</p></main></body></html>",
+            "<html><head><script>var a = \"</div>\";</script><style>p{}</style></head><body><p>One<p>Two<table><tr><td>Cell</table><b><i>x</b>y</i><textarea><p></textarea></body></html>",
+            "<meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-8859-1\"><body><ul><li>a<li>b</ul><svg><circle/></svg><noscript><p>n</p></noscript>",
+        ];
+        for page in pages {
+            assert_eq!(
+                parse(page).html(),
+                Html::parse_document(page).html(),
+                "{page}"
+            );
+        }
     }
 }
