@@ -315,7 +315,7 @@ impl State<'_, '_> {
                     self,
                     "outside the include root",
                     &format!(
-                        "{path} is outside {}, the folder includes may read (--include-root names another)",
+                        "{path} is outside {}, the folder includes may read (--include-root DIR names another)",
                         fence.display()
                     ),
                 );
