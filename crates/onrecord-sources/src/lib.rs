@@ -184,10 +184,12 @@ pub fn url_for(rel: &str) -> String {
         .or_else(|| rel.strip_suffix(".mdx"))
         .or_else(|| rel.strip_suffix(".markdown"))
         .unwrap_or(rel);
-    let stem = stem
-        .strip_suffix("index")
-        .unwrap_or(stem)
-        .trim_end_matches('/');
+    // Only a file named `index` is its folder's page: `registry-index.md` is a page of its own.
+    let stem = match stem.rsplit_once('/') {
+        Some((folder, "index")) => folder,
+        None if stem == "index" => "",
+        _ => stem,
+    };
     if stem.is_empty() {
         "/".to_owned()
     } else {
@@ -205,6 +207,9 @@ mod tests {
         assert_eq!(url_for("shop/index.md"), "/shop/");
         assert_eq!(url_for("shop/returns.md"), "/shop/returns/");
         assert_eq!(url_for("guide/x.mdx"), "/guide/x/");
+        // Issue 41: "index" ending a file's name is not the folder's index page.
+        assert_eq!(url_for("reference/registry-index.md"), "/reference/registry-index/");
+        assert_eq!(url_for("reindex.md"), "/reindex/");
     }
 
     #[test]

@@ -417,8 +417,19 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
     };
     let missing_named = named(&missing_terms, &terms, &names);
     if let Some(decline) = decline {
-        let decline = with_named_words(decline, &terms, &names)
-            .unwrap_or(Decline::BelowFloor { coverage, meaning });
+        let decline = match with_named_words(decline, &terms, &names) {
+            // Nothing of the question covered, and words no page uses: those are the reason,
+            // not a share of 0% ("Do you ship to Canada?").
+            Some(Decline::Unsupported { coverage } | Decline::BelowFloor { coverage, .. })
+                if coverage <= 0.0 && !missing_named.is_empty() =>
+            {
+                Decline::NeverMentioned {
+                    terms: missing_named.clone(),
+                }
+            }
+            Some(decline) => decline,
+            None => Decline::BelowFloor { coverage, meaning },
+        };
         // Pages that never use the question's subject have nothing to list either: the words
         // no page uses carry half the question or more ("deploy to kubernetes").
         let weighed = |seen: bool| -> f32 {
@@ -535,9 +546,13 @@ fn reason(
 /// about. Parts of contractions ("s", "doesn") are no words a visitor wrote: never named.
 fn named(words: &[String], terms: &[QueryTerm], names: &[String]) -> Vec<String> {
     let term = |w: &String| terms.iter().find(|t| t.word == *w);
+    // A lower-case letter alone is a piece of a compound ("e" of "e-bike"), not a word the
+    // visitor asked about; "C" as written is.
+    let piece =
+        |w: &String| w.chars().count() == 1 && !names.iter().any(|n| n.to_lowercase() == *w);
     let words: Vec<&String> = words
         .iter()
-        .filter(|w| !term(w).is_some_and(|t| t.contraction))
+        .filter(|w| !term(w).is_some_and(|t| t.contraction) && !piece(w))
         .collect();
     let framing = |w: &&String| term(w).is_some_and(|t| t.framing);
     let subject: Vec<&String> = words.iter().copied().filter(|w| !framing(w)).collect();
@@ -649,6 +664,32 @@ mod tests {
         assert_eq!(
             with_named_words(Decline::NoAmount, &terms, &names),
             Some(Decline::NoAmount)
+        );
+    }
+
+    /// Issue 41: "e" of "e-bike" is not a word the visitor asked about; "C" as written is.
+    #[test]
+    fn a_letter_alone_is_named_only_as_written() {
+        let term = |word: &str| QueryTerm {
+            word: word.into(),
+            term_ids: Vec::new(),
+            hint_term_ids: Vec::new(),
+            idf: 1.0,
+            framing: false,
+            how_much: false,
+            contraction: false,
+        };
+        let terms = [term("e"), term("kubernetes"), term("c")];
+        let never = |words: &[&str]| Decline::NeverMentioned {
+            terms: words.iter().map(|w| (*w).to_owned()).collect(),
+        };
+        assert_eq!(
+            with_named_words(never(&["e", "kubernetes"]), &terms, &[]),
+            Some(never(&["kubernetes"]))
+        );
+        assert_eq!(
+            with_named_words(never(&["c"]), &terms, &["C".to_owned()]),
+            Some(never(&["C"]))
         );
     }
 
