@@ -952,13 +952,18 @@ impl WarningLog {
 }
 
 /// The kind of a reader's warning, for [`WarningLog`]: an include not rendered (the include
-/// module's warnings end so), generator syntax dropped, or else the warning itself (so only
-/// its exact repeats are counted).
+/// module's warnings end so, and its count of those it did not list), generator syntax
+/// dropped, an unsupported `<html lang>`, or else the warning itself (so only its exact repeats
+/// are counted).
 fn page_warning_kind(warning: &str) -> &str {
     if warning.ends_with("; nothing included") {
         "includes not rendered"
+    } else if warning.ends_with(", not listed") {
+        "pages with more includes not rendered"
     } else if warning.ends_with("; dropped") {
         "generator syntax dropped"
+    } else if warning.contains("is not a supported language; read as") {
+        "unsupported languages"
     } else {
         warning
     }

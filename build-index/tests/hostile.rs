@@ -410,3 +410,21 @@ fn deeply_nested_html_is_read_in_linear_time() {
         assert!(texts.contains("The top paragraph says hello."), "{texts}");
     }
 }
+
+/// Across pages too: eight pages with a missing include each are five warnings and a count.
+#[test]
+fn failing_includes_across_pages_are_five_warnings_and_a_count() {
+    let case = Case::new();
+    for i in 0..8 {
+        write(
+            &case.docs(),
+            &format!("p{i}.md"),
+            &format!("# Page {i}\n\nText {i}.\n\n{{{{#include missing-{i}.md}}}}\n"),
+        );
+    }
+    let built = case.build(&[]);
+    built
+        .clean()
+        .warns("3 more like the above: includes not rendered");
+    assert_eq!(built.stdout.matches("{{#include missing-").count(), 5);
+}
