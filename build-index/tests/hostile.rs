@@ -82,6 +82,9 @@ impl Case {
             .args(args)
             // A CI token in the build's environment, as `/proc/self/environ` would show it.
             .env("CI_DEPLOY_TOKEN", CANARY)
+            // glibc reserves 64 MiB of address space per thread arena; two keep the limit
+            // about memory, not about how many cores the machine has.
+            .env("MALLOC_ARENA_MAX", "2")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
