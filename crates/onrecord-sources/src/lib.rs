@@ -208,7 +208,10 @@ mod tests {
         assert_eq!(url_for("shop/returns.md"), "/shop/returns/");
         assert_eq!(url_for("guide/x.mdx"), "/guide/x/");
         // Issue 41: "index" ending a file's name is not the folder's index page.
-        assert_eq!(url_for("reference/registry-index.md"), "/reference/registry-index/");
+        assert_eq!(
+            url_for("reference/registry-index.md"),
+            "/reference/registry-index/"
+        );
         assert_eq!(url_for("reindex.md"), "/reindex/");
     }
 
