@@ -7,6 +7,9 @@ use onrecord_core::{
 };
 use proptest::prelude::*;
 
+mod support;
+use support::toy_model::toy_model;
+
 fn section(heading: &str, text: &str) -> SourceSection {
     SourceSection {
         heading_path: vec![heading.into()],
@@ -64,7 +67,7 @@ fn site() -> Index {
             vec![section(
                 "Licence",
                 "The project is free software under the MIT licence. The cache is ready \
-                 when the first request catches up.",
+                 when the first request catches up. You can rely on it.",
             )],
         ),
     ];
@@ -78,7 +81,7 @@ fn site() -> Index {
 #[test]
 fn typing_finds_sections_by_the_prefix_of_the_last_word() {
     let index = site();
-    let found = search_sections(&index, "how is compr");
+    let found = search_sections(&index, None, "how is compr");
     assert!(!found.results.is_empty());
     assert_eq!(found.results[0].citation.url, "/server/#compression");
     let first = &found.results[0];
@@ -88,14 +91,14 @@ fn typing_finds_sections_by_the_prefix_of_the_last_word() {
     }
     assert!(!first.highlights.is_empty() || first.excerpt.contains("ompress"));
     // A finished word is not a prefix: "compr " names no word of the site.
-    assert!(search_sections(&index, "compr ").results.is_empty());
+    assert!(search_sections(&index, None, "compr ").results.is_empty());
 }
 
 #[test]
 fn an_empty_or_one_letter_box_finds_nothing() {
     let index = site();
     for query in ["", " ", "c", "é", "\u{0}"] {
-        let found = search_sections(&index, query);
+        let found = search_sections(&index, None, query);
         assert!(
             found.results.is_empty() && found.corrections.is_empty(),
             "{query:?}"
@@ -106,23 +109,26 @@ fn an_empty_or_one_letter_box_finds_nothing() {
 #[test]
 fn a_typo_is_read_as_the_nearest_site_word_and_said() {
     let index = site();
-    let found = search_sections(&index, "compresion settings");
+    let found = search_sections(&index, None, "compresion settings");
     assert_eq!(found.results[0].citation.url, "/server/#compression");
     assert_eq!(found.corrections.len(), 1);
     assert_eq!(found.corrections[0].from, "compresion");
     assert!(found.corrections[0].to.starts_with("compress"));
-    let found = search_sections(&index, "kubernetes");
+    let found = search_sections(&index, None, "kubernetes");
     assert!(found.results.is_empty() && found.corrections.is_empty());
     // Close stems are not close words: "redis" is one edit from "readi" (the stem of "ready"),
     // "caching" from "catch"; neither is a typo of what a page writes.
-    let answer = ask(
-        &index,
-        None,
-        "configure redis caching",
-        &AnswerConfig::DEFAULT,
-    );
-    assert!(answer.corrections.is_empty(), "{:?}", answer.corrections);
-    assert!(answer.results.is_empty());
+    let found = search_sections(&index, None, "configure redis caching");
+    assert!(found.corrections.is_empty(), "{:?}", found.corrections);
+    // An answer without the query model reads the question as typed: nothing tells a typo
+    // from a word the pages do not use.
+    let answer = ask(&index, None, "compresion settings", &AnswerConfig::DEFAULT);
+    assert!(answer.corrections.is_empty());
+    // With it, a word its vocabulary holds whole is a word ("reply"), a typo is not.
+    let model = toy_model(&["[UNK]", "reply", "compression"]);
+    let found = search_sections(&index, Some(&model), "reply compresion");
+    assert_eq!(found.corrections.len(), 1, "{:?}", found.corrections);
+    assert_eq!(found.corrections[0].from, "compresion");
 }
 
 #[test]
@@ -197,7 +203,7 @@ proptest! {
     #[test]
     fn results_are_verbatim_and_grouped(query in "[a-zA-Z é?]{0,40}") {
         let index = site();
-        let found = search_sections(&index, &query);
+        let found = search_sections(&index, None, &query);
         let mut urls: Vec<&str> = Vec::new();
         for r in &found.results {
             let fragment = index.fragment(r.fragment).unwrap();

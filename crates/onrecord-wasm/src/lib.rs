@@ -130,7 +130,11 @@ impl Engine {
     /// their best-matching words, lexical, cheap enough for every keystroke. Never an answer.
     #[wasm_bindgen(unchecked_return_type = "SearchDto")]
     pub fn search(&self, query: &str) -> Result<JsValue, JsError> {
-        to_js(&SearchDto::from(search_sections(self.index(), query)))
+        to_js(&SearchDto::from(search_sections(
+            self.index(),
+            self.model.as_ref(),
+            query,
+        )))
     }
 
     /// Whether the index has fragment vectors (then a query model can improve retrieval).

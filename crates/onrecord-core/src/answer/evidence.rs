@@ -107,8 +107,12 @@ pub(super) fn assess(
         .into_iter()
         .filter(|t| !t.how_much || t.in_corpus())
         .collect();
-    // A word no page uses but one close to it does is read as that word ("compresion").
-    let corrections = results::correct(index, &mut terms);
+    // A word no page uses but one close to it does is read as that word ("compresion"), when
+    // the query model can tell a typo from a word the pages just do not use.
+    let corrections = match model.filter(|m| crate::retrieve::model_fits(index, m)) {
+        Some(m) => results::correct(index, Some(m), &mut terms),
+        None => Vec::new(),
+    };
     let kind = ask_kind(question);
     let missing_terms: Vec<String> = terms
         .iter()

@@ -9,6 +9,7 @@ use crate::bm25::{QueryTerm, insert_sorted, query_terms, search as bm25_search};
 use crate::format::{Fragment, Index};
 use crate::question::check_question;
 use crate::text::{Analyzer, tokens};
+use crate::vector::QueryModel;
 
 /// At most this many sections are listed.
 pub const MAX_RESULTS: usize = 8;
@@ -53,9 +54,10 @@ pub struct Search {
 }
 
 /// Results for the words typed so far: lexical (cheap enough for every keystroke), the last
-/// word read as a prefix unless the query ends in a space. An empty or one-letter query, or one
+/// word read as a prefix unless the query ends in a space; `model`, when loaded, only tells
+/// typos from words (a word its vocabulary holds whole is not corrected). An empty or one-letter query, or one
 /// that cannot be asked, finds nothing. Never fails.
-pub fn search(index: &Index, query: &str) -> Search {
+pub fn search(index: &Index, model: Option<&QueryModel>, query: &str) -> Search {
     // Checked questions are trimmed: whether a word is still being typed is read before.
     let typing = !query.ends_with(char::is_whitespace);
     let Ok(query) = check_question(query) else {
@@ -65,7 +67,7 @@ pub fn search(index: &Index, query: &str) -> Search {
         return Search::default();
     }
     let mut terms = query_terms(index, query);
-    let corrections = correct(index, &mut terms);
+    let corrections = correct(index, model, &mut terms);
     let prefix = tokens(query)
         .last()
         .map(|(_, w)| w)
@@ -135,10 +137,23 @@ fn expand_prefix(index: &Index, terms: &mut Vec<QueryTerm>, last: &str) {
 /// "ready", a word no visitor meant. Never a different first letter (typos rarely start a
 /// word, and it keeps the scan to one run of the sorted words). The closest wins, then the one
 /// more pages use. Returns what it changed.
-pub(crate) fn correct(index: &Index, terms: &mut [QueryTerm]) -> Vec<Correction> {
+///
+/// With the query model, a word its vocabulary holds whole ("reply") is a word, not a typo, and
+/// stays as typed: reading "reply" as the pages' "rely" cost answers (measured with `eval
+/// --cross`). Without it nothing tells words from typos, so only the search as the visitor
+/// types corrects ([`search`]); an answer reads the question as typed.
+pub(crate) fn correct(
+    index: &Index,
+    model: Option<&QueryModel>,
+    terms: &mut [QueryTerm],
+) -> Vec<Correction> {
     let mut res = Vec::new();
     let analyzer = Analyzer::new(index.default_lang, index.settings.stemming);
-    for term in terms.iter_mut().filter(|t| !t.in_corpus()) {
+    let known = |w: &str| model.is_some_and(|m| m.wordpiece().id(w).is_some());
+    for term in terms
+        .iter_mut()
+        .filter(|t| !t.in_corpus() && !known(&t.word))
+    {
         let letters = term.word.chars().count();
         let Some(first) = term.word.chars().next().filter(|c| c.is_alphabetic()) else {
             continue;
