@@ -8,7 +8,7 @@ use onrecord_core::{
 use proptest::prelude::*;
 
 mod support;
-use support::toy_model::toy_model;
+use support::toy_model::{toy_model, with_toy_vectors};
 
 fn section(heading: &str, text: &str) -> SourceSection {
     SourceSection {
@@ -219,4 +219,22 @@ proptest! {
             prop_assert!(found.results.iter().filter(|o| o.citation.title == page).count() <= MAX_PER_PAGE);
         }
     }
+}
+
+/// With the query model, a mistyped question is decided as typed (a word no page uses), and
+/// the results shown are for the word the pages write, with the correction named.
+#[test]
+fn a_typo_gets_results_for_the_site_word_and_the_decision_as_typed() {
+    let mut index = site();
+    let model = toy_model(&["[UNK]", "reply", "compression", "idle"]);
+    with_toy_vectors(&mut index, &model);
+    let answer = ask(&index, Some(&model), "compresion", &AnswerConfig::DEFAULT);
+    assert!(matches!(
+        answer.decline,
+        Some(Decline::NeverMentioned { .. })
+    ));
+    assert_eq!(answer.corrections.len(), 1);
+    assert_eq!(answer.results[0].citation.url, "/server/#compression");
+    let without = ask(&index, None, "compresion", &AnswerConfig::DEFAULT);
+    assert!(without.results.is_empty() && without.corrections.is_empty());
 }

@@ -439,8 +439,10 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
                 .map(|t| t.idf)
                 .fold(0.0, |a, b| a + b)
         };
-        let never = matches!(decline, Decline::NeverMentioned { .. })
-            || weighed(false) >= 0.5 * weighed(true);
+        // Unless the words were read as the site's (typos): then the results are for those.
+        let never = corrections.is_empty()
+            && (matches!(decline, Decline::NeverMentioned { .. })
+                || weighed(false) >= 0.5 * weighed(true));
         return Answer {
             decline: Some(decline),
             mode: if hints.is_empty() {

@@ -141,7 +141,8 @@ fn expand_prefix(index: &Index, terms: &mut Vec<QueryTerm>, last: &str) {
 /// With the query model, a word its vocabulary holds whole ("reply") is a word, not a typo, and
 /// stays as typed: reading "reply" as the pages' "rely" cost answers (measured with `eval
 /// --cross`). Without it nothing tells words from typos, so only the search as the visitor
-/// types corrects ([`search`]); an answer reads the question as typed.
+/// types corrects ([`search`]). An answer is always decided on the question as typed; with the
+/// model, the results shown under it are for the corrected words.
 pub(crate) fn correct(
     index: &Index,
     model: Option<&QueryModel>,
