@@ -71,7 +71,7 @@ impl Index {
         let run = self.terms.get(start..).unwrap_or_default();
         let len = run.partition_point(|t| t.term.starts_with(prefix));
         if let Some(s) = &self.sharding {
-            s.want_term(prefix);
+            s.want_prefix(prefix);
         }
         start..start + len
     }
@@ -238,6 +238,9 @@ impl Index {
     }
 }
 
+/// A word typed as a prefix fetches at most this many postings shards.
+const MAX_PREFIX_SHARDS: usize = 4;
+
 impl Sharding {
     /// The page holding fragment `id`: the last page starting at or before it (pages without
     /// fragments start where the next one does).
@@ -258,6 +261,25 @@ impl Sharding {
             .partition_point(|first| first.as_str() <= term)
             .checked_sub(1)
         {
+            self.want(slot);
+        }
+    }
+
+    /// Notes the postings shards that hold the words beginning with `prefix`: the one where
+    /// their run begins and those after it that open inside the run, at most
+    /// [`MAX_PREFIX_SHARDS`] ("as" may run over many shards; typing on narrows it).
+    #[inline(never)]
+    fn want_prefix(&self, prefix: &str) {
+        if self.postings_first.is_empty() {
+            return;
+        }
+        let begins = self
+            .postings_first
+            .partition_point(|first| first.as_str() <= prefix)
+            .saturating_sub(1);
+        let inside = self.postings_first.get(begins + 1..).unwrap_or_default();
+        let more = inside.partition_point(|first| first.starts_with(prefix));
+        for slot in begins..=begins + more.min(MAX_PREFIX_SHARDS - 1) {
             self.want(slot);
         }
     }

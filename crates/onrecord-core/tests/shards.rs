@@ -199,6 +199,37 @@ fn answers_on_demand_equal_the_whole_index() {
     }
 }
 
+/// Typing on a sharded index finds what the whole index finds, for every prefix of every word
+/// of the questions, whatever earlier keystrokes fetched (issue 41: a prefix whose words run
+/// over several postings shards).
+#[test]
+fn searches_as_you_type_on_demand_equal_the_whole_index() {
+    let files = files();
+    let whole = fixture();
+    for fresh in [true, false] {
+        let mut sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+        for question in QUESTIONS {
+            for end in (2..=question.len()).filter(|&e| question.is_char_boundary(e)) {
+                let typed = &question[..end];
+                if fresh {
+                    sharded = ShardedIndex::from_manifest(&files.manifest).unwrap();
+                }
+                let found = sharded
+                    .complete(
+                        |index| onrecord_core::search_sections(index, None, typed),
+                        |name| Some(shard(&files, name).to_vec()),
+                    )
+                    .unwrap();
+                assert_eq!(
+                    found,
+                    onrecord_core::search_sections(&whole, None, typed),
+                    "{typed:?}"
+                );
+            }
+        }
+    }
+}
+
 /// With a query model, vector ranking reads the vector lists' residual codes and the meaning feature
 /// the text shards' int8 vectors: answers on demand are those of the index with every shard in.
 #[test]

@@ -305,12 +305,13 @@ fn introduces(sentence: &str) -> bool {
         "in this guide",
         "in this document",
         "here's the basics",
+        "here’s the basics",
         "here is the basics",
         "here are the basics",
         "description:",
         "you want ",
     ];
-    let lower = sentence.trim_start().to_lowercase().replace('’', "'");
+    let lower = sentence.trim_start().to_lowercase();
     OPENINGS.iter().any(|o| lower.starts_with(o))
 }
 

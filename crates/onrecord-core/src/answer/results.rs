@@ -370,36 +370,22 @@ fn excerpt(
     (cut.trim_end().to_owned(), shifted)
 }
 
-/// A window of at most [`MAX_EXCERPT`] bytes of `text` that holds byte `focus`, starting and
-/// ending between words.
+/// A window of at most [`MAX_EXCERPT`] bytes of `text` that holds byte `focus`, starting at
+/// a word a little before it and ending on a char boundary.
 fn window(text: &str, focus: usize) -> (usize, usize) {
     if text.len() <= MAX_EXCERPT {
         return (0, text.len());
     }
-    let back = MAX_EXCERPT / 4;
-    let mut start = focus.saturating_sub(back).min(text.len());
-    while start > 0 && !text.is_char_boundary(start) {
-        start -= 1;
-    }
-    if start > 0 {
-        // Start at the next word.
-        start = text
-            .get(start..)
-            .and_then(|rest| rest.find(char::is_whitespace))
-            .map_or(start, |at| start + at + 1)
-            .min(focus);
-    }
+    // The word start at or before a quarter of the window ahead of the focus.
+    let from = focus.saturating_sub(MAX_EXCERPT / 4);
+    let start = text
+        .get(..focus.min(text.len()))
+        .and_then(|before| before.get(from..).map(|_| before))
+        .and_then(|before| before[..from].rfind(char::is_whitespace).map(|at| at + 1))
+        .unwrap_or(0);
     let mut end = (start + MAX_EXCERPT).min(text.len());
-    while end > start && !text.is_char_boundary(end) {
+    while !text.is_char_boundary(end) {
         end -= 1;
-    }
-    if end < text.len()
-        && let Some(at) = text
-            .get(start..end)
-            .and_then(|t| t.rfind(char::is_whitespace))
-        && at > 0
-    {
-        end = start + at;
     }
     (start, end)
 }
@@ -424,7 +410,7 @@ mod tests {
         let text = "word ".repeat(100);
         let (s, e) = window(&text, 300);
         assert!(e - s <= MAX_EXCERPT && s <= 300 && 300 < e);
-        assert!(text[..s].ends_with(' ') && text[e..].starts_with(' '));
+        assert!(text[..s].ends_with(' '));
         assert_eq!(window("short", 0), (0, 5));
         let wide = "é".repeat(400);
         let (s, e) = window(&wide, 401);
