@@ -188,15 +188,18 @@ pub(super) fn assess(
         })
         .collect();
     // Twice the fragments, so that set-aside pages cannot crowd the quotable ones out.
-    let hits = rank(
-        index,
-        vector.as_deref(),
-        &terms,
-        config.top_k.saturating_mul(2),
-        SHIPPED,
-        &config.fusion,
-        scope,
-    );
+    let rank_by = |terms: &[QueryTerm]| {
+        rank(
+            index,
+            vector.as_deref(),
+            terms,
+            config.top_k.saturating_mul(2),
+            SHIPPED,
+            &config.fusion,
+            scope,
+        )
+    };
+    let hits = rank_by(&terms);
     // Release notes and listings match almost any question and answer almost none: they are
     // quoted only for questions about versions or changes (and stay among related sections);
     // so are the version notes inside a page (`quote::pick`).
@@ -467,16 +470,7 @@ pub(super) fn assess(
     res.results = if res.corrections.is_empty() {
         results::sections(index, &ranked, &terms, &[], None)
     } else {
-        let hits = rank(
-            index,
-            vector.as_deref(),
-            &corrected,
-            config.top_k.saturating_mul(2),
-            SHIPPED,
-            &config.fusion,
-            scope,
-        );
-        let ranked: Vec<u32> = hits.iter().map(|h| h.fragment).collect();
+        let ranked: Vec<u32> = rank_by(&corrected).iter().map(|h| h.fragment).collect();
         results::sections(index, &ranked, &corrected, &[], None)
     };
     res.terms = terms;
