@@ -165,9 +165,6 @@ fn to_text(answer: &Answer, vectors: bool) -> String {
         }
         out += &format!("  “{}”\n    — {}\n", quote.text, cite(&quote.citation));
     }
-    for section in &answer.related {
-        out += &format!("  related: {}\n", cite(&section.citation));
-    }
     for hint in &answer.hints {
         out += &format!(
             "  a private note bears on it: {} ({}) <{}>\n",
