@@ -67,7 +67,6 @@ pub fn search(index: &Index, model: Option<&QueryModel>, query: &str) -> Search 
         return Search::default();
     }
     let mut terms = query_terms(index, query);
-    let corrections = correct(index, model, &mut terms);
     let prefix = tokens(query)
         .last()
         .map(|(_, w)| w)
@@ -75,6 +74,9 @@ pub fn search(index: &Index, model: Option<&QueryModel>, query: &str) -> Search 
     if let Some(last) = &prefix {
         expand_prefix(index, &mut terms, last);
     }
+    // After the prefix: a word still being typed ("compr") is not a typo of another word
+    // unless no site word begins with it.
+    let corrections = correct(index, model, &mut terms);
     if terms.iter().all(|t| !t.in_corpus()) {
         return Search::default();
     }
