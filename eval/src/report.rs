@@ -15,7 +15,8 @@ use crate::Args;
 use crate::followups::{self, Pair};
 use crate::metrics::{self, DEPTH, Retrieval};
 use crate::questions::{Kind, Question, Split, select};
-use crate::{typos, visitor};
+use crate::visitor::{self, Visitor};
+use crate::typos;
 
 pub struct Evaluation {
     pub markdown: String,
@@ -432,6 +433,15 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
         .map(|o| o.id.clone())
         .collect();
     list(&mut md, "unanswerable, answered anyway", &false_answers);
+    // What the visitor target counts against: the results shown, in brackets, tell a question
+    // with no list from one whose list missed the evidence's page.
+    let nothing: Vec<String> = answering
+        .outcomes
+        .iter()
+        .filter(|o| matches!(o.visitor, Visitor::NothingUseful | Visitor::AnswerMiss))
+        .map(|o| format!("{} ({} results)", o.id, o.results_shown))
+        .collect();
+    list(&mut md, "answerable, nothing useful shown", &nothing);
     md.push('\n');
     let failed: Vec<&metrics::Outcome> = answering.outcomes.iter().filter(|o| !o.correct).collect();
     if !failed.is_empty() {

@@ -169,6 +169,29 @@ fn a_decline_lists_the_sections_found_unless_the_pages_never_use_the_subject() {
             .iter()
             .any(|r| r.citation.url == "/server/#timeouts")
     );
+    // Unused words count as words, not by rarity: three casual ones beside four the pages
+    // use still leave the list (a word no page uses is the rarest of all, and weighed so it
+    // would hide it).
+    let answer = ask(
+        &index,
+        None,
+        "idle connections closed after seconds when my flaky wifi drops",
+        &AnswerConfig {
+            lexical: onrecord_core::DeclineModel {
+                threshold: 1.1,
+                ..AnswerConfig::DEFAULT.lexical
+            },
+            ..AnswerConfig::DEFAULT
+        },
+    );
+    assert_eq!(answer.mode, Mode::NotFound);
+    assert!(
+        answer
+            .results
+            .iter()
+            .any(|r| r.citation.url == "/server/#timeouts"),
+        "{answer:?}"
+    );
     // Words the pages use, not answered by them: declined, with the sections that match.
     let mut config = AnswerConfig::DEFAULT;
     config.lexical.threshold = 1.1; // declines everything weighed

@@ -431,18 +431,16 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
             None => Decline::BelowFloor { coverage, meaning },
         };
         // Pages that never use the question's subject have nothing to list either: the words
-        // no page uses carry half the question or more ("deploy to kubernetes").
-        let weighed = |seen: bool| -> f32 {
-            terms
-                .iter()
-                .filter(|t| !t.framing && !t.contraction && (seen || !t.in_corpus()))
-                .map(|t| t.idf)
-                .fold(0.0, |a, b| a + b)
-        };
-        // Unless the words were read as the site's (typos): then the results are for those.
-        let never = corrections.is_empty()
-            && (matches!(decline, Decline::NeverMentioned { .. })
-                || weighed(false) >= 0.5 * weighed(true));
+        // no page uses are half the question's words or more ("deploy to kubernetes"). Counted,
+        // not weighed by rarity: a word no page uses is the rarest of all, so one casual word
+        // ("after the wifi dropped …") would outweigh the rest of a long question that the
+        // pages do answer. Unless the words were read as the site's (typos): then the results
+        // are for those.
+        let (unused, all) = terms
+            .iter()
+            .filter(|t| !t.framing && !t.contraction)
+            .fold((0, 0), |(u, a), t| (u + usize::from(!t.in_corpus()), a + 1));
+        let never = corrections.is_empty() && 2 * unused >= all;
         return Answer {
             decline: Some(decline),
             mode: if hints.is_empty() {
