@@ -6,6 +6,7 @@
 
 mod ask;
 mod deploy;
+mod gaps;
 mod serve;
 
 use std::path::{Path, PathBuf};
@@ -36,6 +37,8 @@ enum Command {
     Check(CheckArgs),
     /// Preview a folder on localhost with the cache headers the README recommends.
     Serve(serve::ServeArgs),
+    /// Report what visitors could not find, from the records the widget sent to data-report.
+    Gaps(gaps::GapsArgs),
 }
 
 #[derive(Args)]
@@ -122,6 +125,7 @@ fn main() -> ExitCode {
         Command::Ask(args) => ask::run(&args.index, &args.question, args.json, args.lexical),
         Command::Check(args) => check(&args.folder),
         Command::Serve(args) => serve::run(&args),
+        Command::Gaps(args) => gaps::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
