@@ -1,5 +1,7 @@
-//! The corpus's own settings: `onrecord.yml` at the corpus root. Today it holds the collections:
-//! which folders' pages belong to which collection, and each collection's label and cap.
+//! The corpus's collections: which folders' pages belong to which collection, and each
+//! collection's label and cap. The CLI's `onrecord.toml` declares them (`[collections.NAME]`,
+//! passed in as [`CollectionRule`]s); `onrecord.yml` at the corpus root, the older home, is
+//! still read when no rules are passed, with a deprecation note in the report.
 //!
 //! ```yaml
 //! collections:
@@ -27,17 +29,37 @@ pub const CONFIG_FILE: &str = "onrecord.yml";
 #[serde(deny_unknown_fields)]
 struct File {
     #[serde(default)]
-    collections: BTreeMap<String, Rule>,
+    collections: BTreeMap<String, CollectionRule>,
 }
 
-#[derive(Debug, Deserialize)]
+/// One collection's rule, as `onrecord.toml`'s `[collections.NAME]` or `onrecord.yml` holds it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Rule {
+pub struct CollectionRule {
+    /// Pages under these folders (relative to the corpus root) belong to the collection.
     #[serde(default)]
-    folders: Vec<String>,
-    label: Option<String>,
-    cap: Option<u32>,
+    pub folders: Vec<String>,
+    /// Shown instead of the widget's own label.
+    pub label: Option<String>,
+    /// At most this many quotes per answer.
+    pub cap: Option<u32>,
 }
+
+/// A collection rule that cannot be used: which collection, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleError {
+    /// The collection's name as written.
+    pub collection: String,
+    pub why: String,
+}
+
+impl std::fmt::Display for RuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "collection '{}': {}", self.collection, self.why)
+    }
+}
+
+impl std::error::Error for RuleError {}
 
 /// The settings a build uses: declared collections and folder rules.
 #[derive(Debug, Default)]
@@ -71,6 +93,18 @@ impl Config {
         Ok(config)
     }
 
+    /// The settings of collection rules passed in (from `onrecord.toml`), in the order given.
+    pub(crate) fn from_rules(rules: &[(String, CollectionRule)]) -> Result<Config, RuleError> {
+        let mut config = from_rules(rules)?;
+        // The rules take part in the corpus hash as the file's bytes do.
+        for (name, rule) in rules {
+            config
+                .bytes
+                .extend(format!("{name}\0{rule:?}\0").into_bytes());
+        }
+        Ok(config)
+    }
+
     /// The collection a folder rule gives the page at `rel` (relative to the corpus root).
     pub(crate) fn collection_for(&self, rel: &str) -> Option<&str> {
         self.folders
@@ -93,41 +127,49 @@ fn parse(text: &str) -> Result<Config> {
             anyhow::anyhow!("{CONFIG_FILE}:{line}: {msg}")
         })?
     };
+    let rules: Vec<(String, CollectionRule)> = file.collections.into_iter().collect();
     // Semantic errors point at the line that names the collection.
-    let at = |name: &str| {
-        text.lines()
-            .position(|l| l.trim_start().starts_with(&format!("{name}:")))
-            .map_or(1, |i| i + 1)
-    };
+    from_rules(&rules).map_err(|e| {
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with(&format!("{}:", e.collection)))
+            .map_or(1, |i| i + 1);
+        anyhow::anyhow!("{CONFIG_FILE}:{line}: {e}")
+    })
+}
+
+/// Checks collection rules and turns them into folder prefixes, most specific first.
+pub fn check_collections(rules: &[(String, CollectionRule)]) -> Result<(), RuleError> {
+    from_rules(rules).map(|_| ())
+}
+
+fn from_rules(rules: &[(String, CollectionRule)]) -> Result<Config, RuleError> {
     let mut config = Config::default();
-    for (raw, rule) in file.collections {
-        let name = collection_name(&raw).map_err(|why| {
-            anyhow::anyhow!("{CONFIG_FILE}:{}: collection '{raw}': {why}", at(&raw))
-        })?;
+    for (raw, rule) in rules {
+        let fail = |why: String| RuleError {
+            collection: raw.clone(),
+            why,
+        };
+        let name = collection_name(raw).map_err(|why| fail(why.to_string()))?;
         if rule.cap == Some(0) {
-            bail!(
-                "{CONFIG_FILE}:{}: collection '{name}': cap must be at least 1",
-                at(&raw)
-            );
+            return Err(fail("cap must be at least 1".into()));
         }
-        for folder in rule.folders {
+        for folder in &rule.folders {
             let prefix = format!("{}/", folder.trim().trim_matches('/'));
             if prefix == "/" {
-                bail!(
-                    "{CONFIG_FILE}:{}: collection '{name}': a folder must name a folder under the corpus root",
-                    at(&raw)
-                );
+                return Err(fail(
+                    "a folder must name a folder under the corpus root".into(),
+                ));
             }
             if let Some((_, other)) = config.folders.iter().find(|(p, _)| *p == prefix) {
-                bail!(
-                    "{CONFIG_FILE}:{}: folder '{prefix}' is in collection '{other}' and in '{name}'",
-                    at(&raw)
-                );
+                return Err(fail(format!(
+                    "folder '{prefix}' is in collection '{other}' too"
+                )));
             }
             config.folders.push((prefix, name.clone()));
         }
         config.collections.push(Collection {
-            label: rule.label.unwrap_or_default().trim().to_owned(),
+            label: rule.label.clone().unwrap_or_default().trim().to_owned(),
             cap: rule.cap.unwrap_or(Collection::DEFAULT_CAP),
             name,
         });
@@ -137,6 +179,19 @@ fn parse(text: &str) -> Result<Config> {
         .folders
         .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
     Ok(config)
+}
+
+/// The collection rules of `root/onrecord.yml`, if there is one (for `onrecord init`, which
+/// moves them into `onrecord.toml`).
+pub fn yml_collections(root: &Path) -> Result<Option<Vec<(String, CollectionRule)>>> {
+    let path = root.join(CONFIG_FILE);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let config = Config::load(root)?;
+    let text = String::from_utf8(config.bytes).unwrap_or_default();
+    let file: File = serde_yaml::from_str(&text).unwrap_or_default();
+    Ok(Some(file.collections.into_iter().collect()))
 }
 
 #[cfg(test)]
@@ -152,7 +207,7 @@ mod tests {
         .to_string();
         assert_eq!(
             err,
-            "onrecord.yml:2: folder 'docs/adr/' is in collection 'decisions' and in 'guides'"
+            "onrecord.yml:2: collection 'guides': folder 'docs/adr/' is in collection 'decisions' too"
         );
         let config = parse(
             "collections:\n  guides:\n    folders: [docs]\n  Decisions:\n    folders: [/docs/adr/]\n    cap: 1\n    label: Why\n",

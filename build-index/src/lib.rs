@@ -9,6 +9,7 @@ mod adapt;
 mod config;
 mod embed;
 pub mod ivf;
+mod progress;
 mod random;
 mod scale;
 
@@ -30,11 +31,14 @@ use onrecord_sources::{
 use sha2::{Digest, Sha256};
 
 pub use crate::adapt::{Adapt, AdaptStats, MAX_NEGATIVES, MAX_QUERIES, adapt, pseudo_queries};
-pub use crate::config::CONFIG_FILE;
+pub use crate::config::{
+    CONFIG_FILE, CollectionRule, RuleError, check_collections, yml_collections,
+};
 pub use crate::embed::{
     CandleBert, DEFAULT_CACHE_DIR, E5_FILE, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS,
-    ModelFiles, Teacher,
+    ModelFiles, QueryModelFiles, Teacher,
 };
+pub use crate::progress::{Progress, Silent, Stage};
 pub use crate::random::SplitMix;
 pub use crate::scale::{BENCH_QUESTIONS, replicated_index};
 pub use onrecord_sources::{html_url_for, slug, url_for};
@@ -60,6 +64,9 @@ pub struct Options {
     /// The folder includes may read (`None`: the corpus root itself). Docs that include
     /// `../CHANGES.md` name the folder above; nothing outside it is ever read.
     pub include_root: Option<PathBuf>,
+    /// The collections, by name (from `onrecord.toml`); `None` reads the corpus's
+    /// `onrecord.yml`, if any. Both at once is an error: one place says what a collection is.
+    pub collections: Option<Vec<(String, CollectionRule)>>,
 }
 
 impl Options {
@@ -74,6 +81,7 @@ impl Options {
             adapt: None,
             exclude: Vec::new(),
             include_root: None,
+            collections: None,
         }
     }
 }
@@ -175,6 +183,16 @@ pub fn build(root: &Path, options: &Options) -> Result<Build> {
 
 /// Builds the index, with fragment vectors when an embedder is given.
 pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -> Result<Build> {
+    build_reporting(root, options, embedder, &Silent)
+}
+
+/// [`build_with`], telling `progress` how reading and embedding go.
+pub fn build_reporting(
+    root: &Path,
+    options: &Options,
+    embedder: Option<&Embedder>,
+    progress: &dyn Progress,
+) -> Result<Build> {
     let mut report = Report::default();
     let Listing {
         files,
@@ -187,7 +205,15 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     let is_private = |rel: Option<&str>, bytes: &[u8]| {
         rel.is_some_and(|r| r.starts_with(&private_prefix)) || declares_private(bytes)
     };
-    let config = config::Config::load(root)?;
+    let config = match &options.collections {
+        None => config::Config::load(root)?,
+        Some(_) if root.join(CONFIG_FILE).exists() => bail!(
+            "{}: collections are declared here and in the build's settings (onrecord.toml); \
+             keep one (onrecord.yml is the older place)",
+            root.join(CONFIG_FILE).display()
+        ),
+        Some(rules) => config::Config::from_rules(rules)?,
+    };
     let input = Input::detect(&files, &private_prefix);
     report.input = input;
     let ignored = files
@@ -239,7 +265,9 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
     ));
     let mut pages = Vec::new();
     let mut notes = Vec::new();
+    progress.start(Stage::Reading, files.len() as u64);
     for rel in &files {
+        progress.advance(1);
         // Private notes are markdown, beside a markdown folder or an HTML site.
         let note_candidate = is_markdown(rel);
         if !input.is_page(rel) && !note_candidate {
@@ -315,6 +343,7 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         }
         pages.push(page);
     }
+    progress.finish();
     report.warnings.extend(warnings.finish());
     if input == Input::Html {
         drop_duplicates(&mut pages, &mut report);
@@ -400,7 +429,8 @@ pub fn build_with(root: &Path, options: &Options, embedder: Option<&Embedder>) -
         .collect();
     let mut query_model = None;
     if let Some(embedder) = embedder {
-        let (embedded, stats) = embedder.embed_fragments(&embedding_texts(&index))?;
+        let (embedded, stats) =
+            embedder.embed_fragments_reporting(&embedding_texts(&index), progress)?;
         let (model, checksum) = match &options.adapt {
             Some(knobs) => {
                 let (bytes, adapted) =

