@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use build_index::{Progress, Stage};
 use onrecord_core::{Index, QueryModel, model_fits};
 use sha2::{Digest, Sha256};
 
@@ -96,6 +97,7 @@ pub(crate) fn write_folder(
     index: &[u8],
     shards: &[(String, Vec<u8>)],
     model: Option<&[u8]>,
+    progress: &dyn Progress,
 ) -> Result<Vec<(String, usize)>> {
     let index_name = hashed(INDEX.0, INDEX.1, index);
     // The query model gzip-compressed, as build-index writes it (the worker gunzips it): what a
@@ -122,11 +124,14 @@ pub(crate) fn write_folder(
     }
     files.push((LOADER, loader.as_bytes()));
     let mut written = Vec::new();
+    progress.start(Stage::Writing, files.len() as u64);
     for (name, bytes) in files {
         let path = out.join(name);
         fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
         written.push((name.to_string(), bytes.len()));
+        progress.advance(1);
     }
+    progress.finish();
     Ok(written)
 }
 

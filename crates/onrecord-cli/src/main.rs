@@ -5,18 +5,34 @@
 //! the binary, so deploying needs neither Node, Chromium nor a wasm toolchain.
 
 mod ask;
+mod config;
 mod deploy;
 mod gaps;
+mod init;
+mod progress;
 mod serve;
+mod teacher;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use build_index::{Adapt, EmbedOptions, Embedder, Layout, ModelFiles, Options, build_with};
-use clap::{Args, Parser, Subcommand};
+use build_index::{
+    Adapt, EmbedOptions, Embedder, Layout, ModelFiles, Options, QueryModelFiles, build_reporting,
+};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use onrecord_core::{Lang, ShardSizes};
+
+use crate::config::Settings;
+use crate::progress::{Mode, Shown};
+use crate::teacher::Cached;
+
+/// The query model and its projection, carried in the binary so vectors need no checkout
+/// (`build-index/model` builds them; the core's `QueryModel` and build-index's projection
+/// reader decode them, as they do the files).
+const QUERY_MODEL: &[u8] = include_bytes!("../../../build-index/model/query-model.onq");
+const DOC_PROJECTION: &[u8] = include_bytes!("../../../build-index/model/doc-projection.bin");
 
 /// Documentation answers for any static site: quotes with citations, or a decline that says why.
 #[derive(Parser)]
@@ -31,6 +47,11 @@ enum Command {
     /// Index a markdown folder or a built site and write the ready-to-copy widget folder.
     // Boxed: its many options make it far larger than the other commands' (clippy).
     Build(Box<BuildArgs>),
+    /// Write a commented onrecord.toml here for the pages folder found here (or named).
+    Init(InitArgs),
+    /// The teacher model that vectors need, in the user's cache folder.
+    #[command(subcommand)]
+    Model(ModelCommand),
     /// Answer a question from an index, as the widget would (for debugging your pages).
     Ask(AskArgs),
     /// Verify a deploy folder: names, content hashes, checksums, versions, model fit.
@@ -41,30 +62,44 @@ enum Command {
     Gaps(gaps::GapsArgs),
 }
 
+/// Every option can also be set in onrecord.toml (the current folder's, or --config FILE); a
+/// flag overrides the file.
 #[derive(Args)]
 struct BuildArgs {
     /// The pages: a markdown folder, or the .html a generator built (a folder with more .html
-    /// pages than markdown pages is read as a built site).
-    input: PathBuf,
-    /// The folder to write (created if missing): copy it to your site.
+    /// pages than markdown pages is read as a built site). Default: `input` in onrecord.toml.
+    input: Option<PathBuf>,
+    /// The folder to write (created if missing): copy it to your site. Default: `out` in
+    /// onrecord.toml.
     #[arg(long)]
-    out: PathBuf,
-    /// The embedding transformer's folder (all-MiniLM-L6-v2 files); with --model-dir, the
-    /// index gets vectors and the folder a query model. Without both the build is lexical.
+    out: Option<PathBuf>,
+    /// The settings file (default: onrecord.toml in the current folder, if there is one).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Match questions by meaning too: fetches the teacher model into the cache on first use
+    /// (`onrecord model fetch`). Once it is cached, builds use it without this flag.
+    #[arg(long, conflicts_with = "lexical")]
+    vectors: bool,
+    /// Match questions by their words only, even with the teacher model cached.
+    #[arg(long, conflicts_with_all = ["teacher", "model_dir"])]
+    lexical: bool,
+    /// A teacher folder of your own (all-MiniLM-L6-v2 files), for experiments; with
+    /// --model-dir instead of the cached teacher and the carried query model.
     #[arg(long, requires = "model_dir")]
     teacher: Option<PathBuf>,
     /// Folder with query-model.onq and doc-projection.bin (with --teacher).
     #[arg(long, requires = "teacher")]
     model_dir: Option<PathBuf>,
-    /// Folder of the embedding cache, so a rebuild embeds only changed fragments.
-    #[arg(long, default_value = "target/embed-cache")]
-    embed_cache: PathBuf,
+    /// Folder of the embedding cache, so a rebuild embeds only changed fragments (default:
+    /// target/embed-cache with --teacher, else embed-cache/ in the onrecord cache folder).
+    #[arg(long)]
+    embed_cache: Option<PathBuf>,
     /// Keep embeddings in memory only.
     #[arg(long)]
     no_embed_cache: bool,
-    /// Folder (inside the input) of private notes, never indexed.
-    #[arg(long, default_value = "private")]
-    private_dir: String,
+    /// Folder (inside the input) of private notes, never indexed (default: private).
+    #[arg(long)]
+    private_dir: Option<String>,
     /// A name of the site or its author, which questions use to mean "these pages" (repeatable).
     #[arg(long)]
     site_name: Vec<String>,
@@ -77,15 +112,15 @@ struct BuildArgs {
     /// named (docs that include ../CHANGES.md name the folder above). Nothing outside is read.
     #[arg(long, value_name = "DIR")]
     include_root: Option<PathBuf>,
-    /// Language of pages without a `lang` field or `<html lang>`.
-    #[arg(long, default_value = "en")]
-    lang: String,
-    /// Fragment size in characters.
-    #[arg(long, default_value_t = 800)]
-    fragment_chars: usize,
-    /// Adapt the query model to the site's own headings and first sentences (with --teacher);
+    /// Language of pages without a `lang` field or `<html lang>` (default: en).
+    #[arg(long)]
+    lang: Option<String>,
+    /// Fragment size in characters (default: 800).
+    #[arg(long)]
+    fragment_chars: Option<usize>,
+    /// Adapt the query model to the site's own headings and first sentences (with vectors);
     /// the folder gets the adapted copy.
-    #[arg(long, requires = "teacher")]
+    #[arg(long, conflicts_with = "lexical")]
     adapt: bool,
     /// Write the index as a manifest and shards that a question fetches on demand, whatever its
     /// size (by default only a large site's index is sharded; a smaller one stays one file).
@@ -95,6 +130,25 @@ struct BuildArgs {
     /// and more requests.
     #[arg(long)]
     shard_size: Option<usize>,
+    /// Print nothing but errors: no progress, no report.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct InitArgs {
+    /// The pages folder (default: the built site or markdown folder found here).
+    pages: Option<PathBuf>,
+    /// Write over an existing onrecord.toml.
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(Subcommand)]
+enum ModelCommand {
+    /// Fetch the teacher model into the cache (once; a damaged copy is fetched again), so
+    /// builds match by meaning too.
+    Fetch,
 }
 
 #[derive(Args)]
@@ -122,6 +176,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Build(args) => build(&args),
+        Command::Init(args) => init::run(args.pages.as_deref(), args.force),
+        Command::Model(ModelCommand::Fetch) => teacher::ensure(&Shown::new(Mode::detect(false)))
+            .map(|dir| {
+                println!("teacher model: {} (verified)", dir.display());
+            }),
         Command::Ask(args) => ask::run(&args.index, &args.question, args.json, args.lexical),
         Command::Check(args) => check(&args.folder),
         Command::Serve(args) => serve::run(&args),
@@ -136,42 +195,158 @@ fn main() -> ExitCode {
     }
 }
 
+/// Why a build has vectors or not: the build report says it either way.
+enum Vectors {
+    /// With the teacher in this folder and the carried query model.
+    Cached(PathBuf),
+    /// With `--teacher` and `--model-dir`.
+    Given(ModelFiles),
+    /// Lexical, and the line that says why.
+    Lexical(String),
+}
+
+/// Decides whether the build has vectors. Vectors are the default once the teacher is cached:
+/// on the left-out corpora (eval/results/cross-corpus.md against cross-corpus-lexical.md)
+/// they answer more questions correctly, find more paraphrased ones, and answer no more
+/// wrongly. Asked for and not fetchable, the build goes on lexical and says why.
+fn vectors(args: &BuildArgs, settings: &Settings, shown: &Shown) -> Result<Vectors> {
+    if let (Some(teacher), Some(model_dir)) = (&args.teacher, &args.model_dir) {
+        return Ok(Vectors::Given(ModelFiles {
+            teacher: teacher.clone(),
+            model_dir: model_dir.clone(),
+        }));
+    }
+    let off = if args.lexical {
+        Some("--lexical")
+    } else if settings.vectors == Some(false) && !args.vectors {
+        Some("vectors = false in the settings")
+    } else {
+        None
+    };
+    if let Some(why) = off {
+        return Ok(Vectors::Lexical(format!(
+            "lexical build ({why}): questions are matched by their words only"
+        )));
+    }
+    let asked = args.vectors || settings.vectors == Some(true);
+    let fetched = match teacher::cached()? {
+        Cached::Ready(dir) => return Ok(Vectors::Cached(dir)),
+        Cached::Missing if !asked => {
+            return Ok(Vectors::Lexical(
+                "lexical build: no teacher model is cached, so questions are matched by their \
+                 words only (`onrecord build --vectors` fetches it once, ~84 MB, to match by \
+                 meaning too; builds then use it by default)"
+                    .to_owned(),
+            ));
+        }
+        Cached::Missing | Cached::Damaged(_) => teacher::ensure(shown),
+    };
+    match fetched {
+        Ok(dir) => Ok(Vectors::Cached(dir)),
+        Err(e) => {
+            eprintln!("error: cannot fetch the teacher model: {e:#}");
+            Ok(Vectors::Lexical(
+                "lexical build: the teacher model could not be fetched (the error above), so \
+                 this build stays lexical; run it again to retry (a partial download resumes)"
+                    .to_owned(),
+            ))
+        }
+    }
+}
+
 fn build(args: &BuildArgs) -> Result<()> {
-    if !args.input.is_dir() {
-        bail!("{} does not exist or is not a folder", args.input.display());
+    let settings = Settings::find(args.config.as_deref())?;
+    let shown = Shown::new(Mode::detect(args.quiet));
+    let from_file = |key: &str| {
+        let file = settings.path.as_ref().map_or(String::new(), |p| {
+            format!(" and {} has no `{key}`", p.display())
+        });
+        format!("no {key} given{file}")
+    };
+    let usage = |what: String| -> ! {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::MissingRequiredArgument,
+                format!("{what} (onrecord build <pages> --out <dir>, or an onrecord.toml: onrecord init)"),
+            )
+            .exit()
+    };
+    let input = args
+        .input
+        .clone()
+        .or(settings.input.clone())
+        .unwrap_or_else(|| usage(from_file("input")));
+    let out = args
+        .out
+        .clone()
+        .or(settings.out.clone())
+        .unwrap_or_else(|| usage(from_file("out").replace("no out", "no --out")));
+    if !input.is_dir() {
+        bail!("{} does not exist or is not a folder", input.display());
+    }
+    let lang = match &args.lang {
+        Some(tag) => Lang::from_tag(tag).with_context(|| format!("unsupported --lang '{tag}'"))?,
+        None => settings.lang.unwrap_or(Lang::English),
+    };
+    let flags_or =
+        |flags: &[String], file: &[String]| if flags.is_empty() { file } else { flags }.to_vec();
+    if settings.collections.is_none() && input.join(build_index::CONFIG_FILE).is_file() {
+        shown.say(&format!(
+            "note: {} is deprecated: collections now go in onrecord.toml ([collections.NAME]; \
+             `onrecord init` moves them)",
+            input.join(build_index::CONFIG_FILE).display()
+        ));
     }
     let options = Options {
-        private_dir: args.private_dir.clone(),
-        default_lang: Lang::from_tag(&args.lang)
-            .with_context(|| format!("unsupported --lang '{}'", args.lang))?,
-        fragment_chars: args.fragment_chars,
-        site_names: args.site_name.clone(),
-        exclude: args.exclude.clone(),
-        include_root: args.include_root.clone(),
+        private_dir: args
+            .private_dir
+            .clone()
+            .or(settings.private_dir.clone())
+            .unwrap_or_else(|| "private".into()),
+        default_lang: lang,
+        fragment_chars: args
+            .fragment_chars
+            .or(settings.fragment_chars)
+            .unwrap_or(800),
+        site_names: flags_or(&args.site_name, &settings.site_names),
+        exclude: flags_or(&args.exclude, &settings.exclude),
+        include_root: args.include_root.clone().or(settings.include_root.clone()),
         adapt: args.adapt.then_some(Adapt::STANDARD),
+        collections: settings.collections.clone(),
         ..Options::standard()
     };
-    let embedder = match (&args.teacher, &args.model_dir) {
-        (Some(teacher), Some(model_dir)) => {
-            let mut embed = EmbedOptions::standard();
-            embed.cache_dir = (!args.no_embed_cache).then(|| args.embed_cache.clone());
-            let files = ModelFiles {
-                teacher: teacher.clone(),
-                model_dir: model_dir.clone(),
-            };
-            Some(Embedder::load_with(&files, &embed)?)
-        }
-        _ => None,
+    let vectors = vectors(args, &settings, &shown)?;
+    let mut embed = EmbedOptions::standard();
+    let default_cache = match &vectors {
+        Vectors::Given(_) => PathBuf::from(build_index::DEFAULT_CACHE_DIR),
+        _ => teacher::cache_root()?.join("embed-cache"),
     };
+    embed.cache_dir =
+        (!args.no_embed_cache).then(|| args.embed_cache.clone().unwrap_or(default_cache));
+    let embedder = match &vectors {
+        Vectors::Given(files) => Some(Embedder::load_with(files, &embed)?),
+        Vectors::Cached(dir) => {
+            let carried = QueryModelFiles {
+                query_model: QUERY_MODEL,
+                projection: DOC_PROJECTION,
+                name: "the query model carried by onrecord",
+            };
+            Some(Embedder::load_parts(dir, &carried, &embed)?)
+        }
+        Vectors::Lexical(_) => None,
+    };
+    if args.adapt && embedder.is_none() {
+        bail!("--adapt adapts the query model, so it needs vectors (--vectors)");
+    }
     let started = Instant::now();
-    let built = build_with(&args.input, &options, embedder.as_ref())?;
+    let built = build_reporting(&input, &options, embedder.as_ref(), &shown)?;
     let model = built.query_model.as_deref();
-    let layout = if args.shards {
+    let layout = if args.shards || settings.shards == Some(true) {
         Layout::Sharded
     } else {
         Layout::Auto
     };
-    let sizes = match args.shard_size {
+    let sizes = match args.shard_size.or(settings.shard_size) {
         Some(0) => bail!("--shard-size must be at least 1 byte"),
         Some(bytes) => ShardSizes {
             postings: bytes,
@@ -182,10 +357,13 @@ fn build(args: &BuildArgs) -> Result<()> {
     };
     let written = if layout.is_sharded(built.bytes.len(), sizes) {
         let files = build_index::to_compressed_shards(&built.index, sizes)?;
-        deploy::write_folder(&args.out, &files.manifest, &files.shards, model)?
+        deploy::write_folder(&out, &files.manifest, &files.shards, model, &shown)?
     } else {
-        deploy::write_folder(&args.out, &built.bytes, &[], model)?
+        deploy::write_folder(&out, &built.bytes, &[], model, &shown)?
     };
+    if args.quiet {
+        return Ok(());
+    }
     print!("{}", built.report);
     let (shards, files): (Vec<_>, Vec<_>) =
         written.iter().partition(|(name, _)| deploy::is_shard(name));
@@ -199,13 +377,21 @@ fn build(args: &BuildArgs) -> Result<()> {
             format!("{} shards", shards.len())
         );
     }
-    if embedder.is_none() {
-        println!(
-            "lexical build: no teacher model was given, so questions are matched by their words only \
-             (add --teacher DIR --model-dir DIR to match by meaning too)"
-        );
+    match &vectors {
+        Vectors::Lexical(why) => println!("{why}"),
+        Vectors::Cached(dir) => println!(
+            "vectors: questions are matched by meaning too, with the cached teacher model ({}); \
+             the default once it is cached, as it answers more left-out questions correctly \
+             (eval/results/cross-corpus.md); --lexical builds without",
+            dir.display()
+        ),
+        Vectors::Given(files) => println!(
+            "vectors: with the teacher in {} and the query model in {}",
+            files.teacher.display(),
+            files.model_dir.display()
+        ),
     }
-    let folder = args.out.canonicalize().unwrap_or_else(|_| args.out.clone());
+    let folder = out.canonicalize().unwrap_or_else(|_| out.clone());
     let tag = folder
         .file_name()
         .map_or("onrecord".into(), |name| name.to_string_lossy());

@@ -9,9 +9,15 @@ use std::{fs, str};
 
 use sha2::{Digest, Sha256};
 
+/// Runs `onrecord` with an empty cache folder, so no teacher model cached on this machine makes
+/// a build that these tests expect lexical use vectors.
 fn onrecord(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_onrecord"))
         .args(args)
+        .env(
+            "ONRECORD_CACHE",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-onrecord-cache"),
+        )
         .output()
         .expect("onrecord runs")
 }
@@ -513,5 +519,131 @@ fn a_build_with_the_teacher_adds_vectors_and_the_query_model() {
         text(&run.stderr).contains("does not fit"),
         "{}",
         text(&run.stderr)
+    );
+}
+
+/// `onrecord` run in `dir`, with an empty cache folder.
+fn onrecord_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_onrecord"))
+        .args(args)
+        .current_dir(dir)
+        .env(
+            "ONRECORD_CACHE",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-onrecord-cache"),
+        )
+        .output()
+        .expect("onrecord runs")
+}
+
+/// `onrecord init` finds the built site beside the markdown, writes onrecord.toml, and a bare
+/// `onrecord build` follows it; a flag overrides a key; a mistake names the line and the key.
+#[test]
+fn init_writes_the_settings_a_bare_build_follows() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("public");
+    fs::create_dir_all(site.join("guide")).unwrap();
+    let page = |title: &str| {
+        format!(
+            "<html lang=\"en\"><head><title>{title}</title></head><body><main><h1>{title}</h1><p>The {title} page says the pump runs at four bar.</p></main></body></html>"
+        )
+    };
+    fs::write(site.join("index.html"), page("Home")).unwrap();
+    fs::write(site.join("guide/index.html"), page("Guide")).unwrap();
+    fs::create_dir_all(dir.path().join("content")).unwrap();
+    fs::write(dir.path().join("content/home.md"), "# Home\n\nText.\n").unwrap();
+
+    let init = onrecord_in(dir.path(), &["init"]);
+    assert!(init.status.success(), "{}", text(&init.stderr));
+    let settings = fs::read_to_string(dir.path().join("onrecord.toml")).unwrap();
+    assert!(settings.contains("input = \"public\""), "{settings}");
+    assert!(settings.contains("out = \"public/onrecord\""), "{settings}");
+    let again = onrecord_in(dir.path(), &["init"]);
+    assert_eq!(again.status.code(), Some(1), "never written over");
+
+    let build = onrecord_in(dir.path(), &["build"]);
+    assert!(build.status.success(), "{}", text(&build.stderr));
+    assert!(site.join("onrecord/onrecord.js").is_file());
+    assert!(text(&build.stdout).contains("lexical build"));
+    // Not a terminal: one plain line per stage on stderr.
+    assert!(
+        text(&build.stderr).contains("reading: "),
+        "{}",
+        text(&build.stderr)
+    );
+
+    let quiet = onrecord_in(dir.path(), &["build", "--out", "elsewhere", "--quiet"]);
+    assert!(quiet.status.success(), "{}", text(&quiet.stderr));
+    assert!(
+        dir.path().join("elsewhere/onrecord.js").is_file(),
+        "the flag wins"
+    );
+    assert_eq!(text(&quiet.stdout), "");
+    assert_eq!(text(&quiet.stderr), "");
+
+    fs::write(
+        dir.path().join("onrecord.toml"),
+        "input = \"public\"\nshard = true\n",
+    )
+    .unwrap();
+    let bad = onrecord_in(dir.path(), &["build"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("onrecord.toml:2: `shard = true`: unknown field `shard`"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+/// Collections move into onrecord.toml: `init` carries them over, and the old onrecord.yml
+/// alone still works with a deprecation note; both at once is an error.
+#[test]
+fn collections_move_from_onrecord_yml_into_the_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    fs::create_dir_all(docs.join("adr")).unwrap();
+    fs::write(docs.join("adr/one.md"), "# One\n\nWe chose one motor.\n").unwrap();
+    fs::write(docs.join("guide.md"), "# Guide\n\nHow it works.\n").unwrap();
+    fs::write(
+        docs.join("onrecord.yml"),
+        "collections:\n  decisions:\n    folders: [adr/]\n    cap: 1\n",
+    )
+    .unwrap();
+
+    let old = onrecord_in(dir.path(), &["build", "docs", "--out", "a"]);
+    assert!(old.status.success(), "{}", text(&old.stderr));
+    assert!(
+        text(&old.stderr).contains("onrecord.yml is deprecated"),
+        "{}",
+        text(&old.stderr)
+    );
+    assert!(
+        text(&old.stdout).contains("collections       1 (decisions: 1)"),
+        "{}",
+        text(&old.stdout)
+    );
+
+    let init = onrecord_in(dir.path(), &["init"]);
+    assert!(init.status.success(), "{}", text(&init.stderr));
+    let settings = fs::read_to_string(dir.path().join("onrecord.toml")).unwrap();
+    assert!(
+        settings.contains("[collections.decisions]\nfolders = [\"adr/\"]\ncap = 1\n"),
+        "{settings}"
+    );
+    let both = onrecord_in(dir.path(), &["build"]);
+    assert_eq!(both.status.code(), Some(1));
+    assert!(
+        text(&both.stderr).contains("keep one"),
+        "{}",
+        text(&both.stderr)
+    );
+
+    fs::remove_file(docs.join("onrecord.yml")).unwrap();
+    let new = onrecord_in(dir.path(), &["build"]);
+    assert!(new.status.success(), "{}", text(&new.stderr));
+    assert!(!text(&new.stderr).contains("deprecated"));
+    assert!(
+        text(&new.stdout).contains("collections       1 (decisions: 1)"),
+        "{}",
+        text(&new.stdout)
     );
 }
