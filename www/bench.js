@@ -129,7 +129,7 @@ async function typing(wasm, results) {
     const meaning = new Promise((ok) => { heard = ok; });
     const engine = await siteEngine({
       index: here(index), model: here('dist/bench/query-model.onq'), proxy: null, placeholder: null,
-      lang: 'en', theme: 'auto', maxQuotes: 3, preload: '',
+      lang: 'en', theme: 'auto', maxQuotes: 3, preload: '', feedback: false, report: null, scope: null,
       assets: {
         css: here('onrecord.css'), worker: here('onrecord-worker.js'),
         glue: here('dist/pkg/onrecord_wasm.js'), wasm: here('dist/pkg/onrecord_wasm_bg.wasm'),

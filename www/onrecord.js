@@ -26,6 +26,9 @@ const ASSETS = {"css":"onrecord.css","worker":"onrecord-worker.js","glue":"dist/
  * @property {string} theme
  * @property {number} maxQuotes
  * @property {string} preload
+ * @property {boolean} feedback  "Did this answer help?" under answers
+ * @property {string | null} report  where a record of each question goes (sendBeacon), if anywhere
+ * @property {string | null} scope  a path prefix or a collection name: the part of the site asked
  * @property {{ css: string, worker: string, glue: string, wasm: string, shardedGlue: string | null, shardedWasm: string | null, summary: string | null }} assets
  *   absolute URLs; the sharded engine loads only for a sharded index
  */
@@ -34,7 +37,7 @@ const here = new URL(import.meta.url);
 const script = /** @type {HTMLScriptElement[]} */ ([...document.querySelectorAll('script[type="module"][src]')])
   .find((s) => new URL(s.src, document.baseURI).href === here.href);
 /** What `mount()` was given (the npm package's way to set the data attributes).
- * @type {Record<string, string | number | undefined> | null} */
+ * @type {Record<string, string | number | boolean | undefined> | null} */
 let config = null;
 
 /** @param {HTMLElement | null} el @returns {Options} */
@@ -64,6 +67,10 @@ function options(el) {
     theme: get('theme') ?? 'auto',
     maxQuotes: max > 0 ? max : 3,
     preload: get('preload') ?? '',
+    // Present (data-feedback, or mount({ feedback: true })) turns it on.
+    feedback: (get('feedback') ?? 'false') !== 'false',
+    report: given('report'),
+    scope: get('scope') || null,
     assets: {
       css: /** @type {string} */ (asset('css')),
       worker: /** @type {string} */ (asset('worker')),
@@ -164,8 +171,9 @@ class OnrecordAsk extends HTMLElement {
 /**
  * Starts the widget: defines `<onrecord-ask>` and, unless the page has one, adds the button and
  * dialog. `options` takes the data attributes' names camelCased (`assets`, `index`, `model`,
- * `proxy`, `placeholder`, `language`, `theme`, `maxQuotes`, `preload`). Runs once.
- * @param {Record<string, string | number | undefined>} [options]
+ * `proxy`, `placeholder`, `language`, `theme`, `maxQuotes`, `preload`, `feedback`, `report`,
+ * `scope`). Runs once.
+ * @param {Record<string, string | number | boolean | undefined>} [options]
  */
 export function mount(options = {}) {
   if (config) return;

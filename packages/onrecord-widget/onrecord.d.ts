@@ -18,6 +18,12 @@ export interface MountOptions {
   maxQuotes?: number;
   /** "idle": load in the background when the browser is idle. */
   preload?: 'idle' | '';
+  /** true: "Did this answer help? Yes No" under answers (docs/widget.md#what-visitors-could-not-find). */
+  feedback?: boolean;
+  /** URL that receives one JSON record per question, result opened or feedback (sendBeacon). */
+  report?: string;
+  /** A path prefix ("/v2/") or a collection name: questions are answered from that part of the site only. */
+  scope?: string;
 }
 
 /**

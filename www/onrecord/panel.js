@@ -2,10 +2,20 @@
 // engines to the state's transitions (state.js) and redraws after each (render.js).
 // As the visitor types, results follow the box (debounced); a pause, or Enter, asks. The arrow
 // keys move between the box and the links of the results shown last; Enter on one opens it.
+// What the visitor does is told to the page as DOM events (and, with data-report, to the owner):
+// see `tell`.
 import { documentsEngine, siteEngine } from './client.js';
 import { messagesFor } from './messages.js';
 import { draw, panelView } from './render.js';
 import * as S from './state.js';
+
+/**
+ * One record per thing a visitor did, as `onrecord gaps` reads it (crates/onrecord-cli/src/gaps.rs,
+ * `Record`, whose golden file tests/e2e holds the beacon to): every key, always; a DOM event's
+ * `detail` holds the keys that event fills. Version 1.
+ * @typedef {{ v: 1, event: 'answered' | 'declined' | 'opened' | 'feedback', question: string, page: string,
+ *   confidence: string | null, reason: string | null, missing: string[], url: string | null, helpful: boolean | null }} Report
+ */
 
 /** Milliseconds without typing before results are looked up, and before the text is asked. */
 const SEARCH_AFTER = 120;
@@ -17,6 +27,7 @@ const ASK_AFTER = 900;
  * @typedef {import('./client.js').DocumentsEngine} DocumentsEngine
  * @typedef {import('./state.js').PanelState} PanelState
  * @typedef {import('./state.js').Turn} Turn
+ * @typedef {import('./protocol.js').AnswerDto} AnswerDto
  */
 
 export class Panel {
@@ -48,6 +59,7 @@ export class Panel {
         this.input.value = question;
         this.input.focus();
       },
+      onFeedback: opts.feedback ? (turn, helpful) => this.tell('feedback', { question: turn.question, helpful }) : null,
     };
 
     const { form, files, drop, fresh } = this.view;
@@ -61,6 +73,14 @@ export class Panel {
     });
     this.input.addEventListener('input', () => this.typed());
     this.root.addEventListener('keydown', (event) => this.arrow(event));
+    // A page opened from a result, a citation or "Go to the quote", with the question it was for.
+    this.root.addEventListener('click', (event) => {
+      const link = /** @type {Element} */ (event.target).closest('a');
+      if (link && this.state.corpus === 'site') {
+        const question = link.closest('.turn')?.querySelector('.asked')?.textContent ?? this.query;
+        this.tell('opened', { question, url: link.pathname + link.hash });
+      }
+    });
     fresh.addEventListener('click', this.ctx.onNewThread);
     files.addEventListener('change', () => this.addFiles([...(files.files ?? [])]));
     this.root.addEventListener('dragover', (event) => {
@@ -153,17 +173,45 @@ export class Panel {
     if (!question) return;
     this.update(S.asked(this.state, question));
     const turn = this.state.turns[this.state.turns.length - 1];
-    if (turn.answer) return; // answered as typed
+    // Questions about a visitor's own files are never told: those stay in the page.
+    const site = turn.corpus === 'site';
+    if (site) this.tell('asked', { question });
+    if (turn.answer) { // answered as typed
+      if (site) this.told(question, turn.answer);
+      return;
+    }
     const engine = await this.engine();
     if (!engine) return;
     try {
       const answer = await engine.ask(question, turn.context);
       this.update(S.answered(this.state, turn.id, answer));
+      if (site) this.told(question, answer);
     } catch (err) {
       const { message = String(err), unavailable } = /** @type {import('./protocol.js').EngineError} */ (err ?? {});
       if (unavailable) console.warn('onrecord: index shards could not be fetched:', message);
       this.update(unavailable ? S.askOffline(this.state, turn.id) : S.askFailed(this.state, turn.id, message));
     }
+  }
+
+  /** Tells the page what a visitor did: a DOM event `onrecord:<event>` on the widget's element
+   * (it bubbles), whose `detail` is `fields`; with data-report, also the owner: one record, sent
+   * by sendBeacon, that holds no identifier (docs/widget.md says what the browser adds).
+   * @param {'asked' | Report['event']} event @param {Partial<Report>} fields */
+  tell(event, fields) {
+    this.host.dispatchEvent(new CustomEvent(`onrecord:${event}`, { detail: fields, bubbles: true }));
+    if (!this.opts.report || event === 'asked') return;
+    /** @type {Report} */
+    const report = {
+      v: 1, event, question: '', page: location.pathname, confidence: null, reason: null, missing: [], url: null, helpful: null, ...fields,
+    };
+    // A string is sent as text/plain, which needs no CORS preflight to another origin.
+    navigator.sendBeacon(this.opts.report, JSON.stringify(report));
+  }
+
+  /** An answer or a decline of the site's pages. @param {string} question @param {AnswerDto} answer */
+  told(question, answer) {
+    if (answer.mode === 'answer') this.tell('answered', { question, confidence: answer.confidence });
+    else this.tell('declined', { question, reason: answer.decline?.gate ?? null, missing: answer.missingTerms });
   }
 
   /** "Your documents": indexes dropped or chosen files in the worker, never sending them anywhere.
