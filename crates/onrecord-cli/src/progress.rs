@@ -1,12 +1,13 @@
 //! How the CLI shows a long build: a bar on a terminal, a plain line per stage in a log (CI),
 //! nothing with `--quiet`. Everything goes to stderr, so the report on stdout stays clean.
 
+use std::fmt;
 use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use build_index::{Progress, Stage};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 /// In a log, a long stage adds a line this often, so a 20-minute embedding is not silence.
 const LOG_EVERY: Duration = Duration::from_secs(30);
@@ -100,11 +101,15 @@ impl Progress for Shown {
             Mode::Bar => {
                 let bar = ProgressBar::new(total);
                 let template = format!(
-                    "{{msg:<9}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{per_sec}}, {{eta}} left"
+                    "{{msg:<9}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{rate}} {unit}/s, {{eta}} left"
                 );
                 bar.set_style(
                     ProgressStyle::with_template(&template)
                         .unwrap_or_else(|_| ProgressStyle::default_bar())
+                        // Whole units a second: indicatif's own `per_sec` prints four decimals.
+                        .with_key("rate", |state: &ProgressState, w: &mut dyn fmt::Write| {
+                            let _ = write!(w, "{:.0}", state.per_sec());
+                        })
                         .progress_chars("=> "),
                 );
                 bar.set_message(name);

@@ -117,6 +117,12 @@ pub(crate) fn fetch(shown: &Shown) -> Result<PathBuf> {
         .timeout_connect(Some(Duration::from_secs(30)))
         .timeout_recv_response(Some(Duration::from_secs(60)))
         .http_status_as_error(false)
+        // The system's certificates: a proxy or company CA trusted there is trusted here.
+        .tls_config(
+            ureq::tls::TlsConfig::builder()
+                .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+                .build(),
+        )
         .build()
         .into();
     let (url, size) = wheel_url(&agent, &index)?;
@@ -143,7 +149,7 @@ fn wheel_url(agent: &ureq::Agent, index: &str) -> Result<(String, Option<u64>)> 
         .get(&page)
         .header("Accept", "application/vnd.pypi.simple.v1+json")
         .call()
-        .map_err(|e| anyhow!("cannot reach the package index {page}: {e} (no network?)"))?;
+        .map_err(|e| anyhow!("cannot reach the package index {page}: {e}"))?;
     if !response.status().is_success() {
         bail!("the package index {page} answered {}", response.status());
     }
@@ -182,7 +188,7 @@ fn download(
     }
     let mut response = request
         .call()
-        .map_err(|e| anyhow!("cannot download {url}: {e} (no network?)"))?;
+        .map_err(|e| anyhow!("cannot download {url}: {e}"))?;
     let status = response.status().as_u16();
     // 206: the rest, appended; 200: the server sent it all, so start over.
     let resume = match status {
