@@ -63,7 +63,7 @@ vectors=(--teacher "$teacher" --model-dir build-index/model --embed-cache "$work
 for i in $(seq "$runs"); do
   say "run $i of $runs"
   rm -rf "$work/out/lexical" "$work/out/pagefind"
-  lexical+=("$(seconds "$work/logs/lexical.log" "$onrecord" build "$work/site" --out "$work/out/lexical")")
+  lexical+=("$(seconds "$work/logs/lexical.log" "$onrecord" build "$work/site" --out "$work/out/lexical" --lexical)")
   pf+=("$(seconds "$work/logs/pagefind.log" "$pagefind" --site "$work/site" --output-path "$work/out/pagefind")")
   if [ "$i" = 1 ]; then
     rm -rf "$work/embed-cache" "$work/out/vectors-cold"

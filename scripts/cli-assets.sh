@@ -55,6 +55,6 @@ fi
 corpus=tests/e2e/fixtures/corpus
 cargo run --quiet --release -p build-index -- "$corpus" --out "$scratch/index" > /dev/null
 node scripts/site.mjs --index "$scratch/index/index.onr" --out "$scratch/by-site-mjs" > /dev/null
-cargo run --quiet --release -p onrecord-cli -- build "$corpus" --out "$scratch/by-cli" > /dev/null
+cargo run --quiet --release -p onrecord-cli -- build "$corpus" --out "$scratch/by-cli" --lexical > /dev/null
 same "$scratch/by-site-mjs" "$scratch/by-cli"
 echo "carried assets equal a fresh build; onrecord build writes what site.mjs writes"

@@ -43,7 +43,7 @@ scripts/cli-install.sh
 # The demo corpus as a sharded deploy folder (lexical, 4 KB shards: several per question), by the
 # CLI whose carried files were just checked, for tests/e2e/sharded.test.mjs.
 rm -rf www/dist/sharded
-cargo run --quiet --release -p onrecord-cli -- build corpus --out www/dist/sharded --shards --shard-size 4096 > /dev/null
+cargo run --quiet --release -p onrecord-cli -- build corpus --out www/dist/sharded --lexical --shards --shard-size 4096 > /dev/null
 
 step "type check of the widget against the engine's generated TypeScript (tsc --checkJs)"
 tests/e2e/node_modules/.bin/tsc -p www/tsconfig.json

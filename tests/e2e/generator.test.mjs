@@ -37,7 +37,7 @@ before(async () => {
   // The CLI as scripts/cli-install.sh installs it (a no-op build when it is up to date).
   execFileSync('cargo', ['build', '--quiet', '--release', '-p', 'onrecord-cli'], { cwd: repo, stdio: 'inherit' });
   onrecord = repo + 'target/release/onrecord';
-  const report = execFileSync(onrecord, ['build', site, '--out', site + 'onrecord'], { encoding: 'utf8' });
+  const report = execFileSync(onrecord, ['build', site, '--out', site + 'onrecord', '--lexical'], { encoding: 'utf8' });
   assert.match(report, /^pages indexed +29$/m);
   assert.match(report, /lexical build/);
   execFileSync(onrecord, ['check', site + 'onrecord'], { encoding: 'utf8' });
