@@ -229,7 +229,17 @@ fn vectors(args: &BuildArgs, settings: &Settings, shown: &Shown) -> Result<Vecto
         )));
     }
     let asked = args.vectors || settings.vectors == Some(true);
-    let fetched = match teacher::cached()? {
+    let cached = match teacher::cached() {
+        Ok(cached) => cached,
+        // No cache folder (no home folder): a build that did not ask for vectors goes on.
+        Err(e) if !asked => {
+            return Ok(Vectors::Lexical(format!(
+                "lexical build: questions are matched by their words only ({e:#})"
+            )));
+        }
+        Err(e) => return Err(e),
+    };
+    let fetched = match cached {
         Cached::Ready(dir) => return Ok(Vectors::Cached(dir)),
         Cached::Missing if !asked => {
             return Ok(Vectors::Lexical(
@@ -257,17 +267,18 @@ fn vectors(args: &BuildArgs, settings: &Settings, shown: &Shown) -> Result<Vecto
 fn build(args: &BuildArgs) -> Result<()> {
     let settings = Settings::find(args.config.as_deref())?;
     let shown = Shown::new(Mode::detect(args.quiet));
-    let from_file = |key: &str| {
+    // A missing input or output is a usage error (exit status 2), as a missing argument was.
+    let missing = |given: &str, key: &str| -> ! {
         let file = settings.path.as_ref().map_or(String::new(), |p| {
             format!(" and {} has no `{key}`", p.display())
         });
-        format!("no {key} given{file}")
-    };
-    let usage = |what: String| -> ! {
         Cli::command()
             .error(
                 clap::error::ErrorKind::MissingRequiredArgument,
-                format!("{what} (onrecord build <pages> --out <dir>, or an onrecord.toml: onrecord init)"),
+                format!(
+                    "no {given} given{file} (onrecord build <pages> --out <dir>, or an \
+                     onrecord.toml: onrecord init)"
+                ),
             )
             .exit()
     };
@@ -275,12 +286,12 @@ fn build(args: &BuildArgs) -> Result<()> {
         .input
         .clone()
         .or(settings.input.clone())
-        .unwrap_or_else(|| usage(from_file("input")));
+        .unwrap_or_else(|| missing("<pages> folder", "input"));
     let out = args
         .out
         .clone()
         .or(settings.out.clone())
-        .unwrap_or_else(|| usage(from_file("out").replace("no out", "no --out")));
+        .unwrap_or_else(|| missing("--out", "out"));
     if !input.is_dir() {
         bail!("{} does not exist or is not a folder", input.display());
     }
@@ -317,12 +328,14 @@ fn build(args: &BuildArgs) -> Result<()> {
     };
     let vectors = vectors(args, &settings, &shown)?;
     let mut embed = EmbedOptions::standard();
-    let default_cache = match &vectors {
-        Vectors::Given(_) => PathBuf::from(build_index::DEFAULT_CACHE_DIR),
-        _ => teacher::cache_root()?.join("embed-cache"),
+    embed.cache_dir = match (&vectors, &args.embed_cache) {
+        _ if args.no_embed_cache => None,
+        (_, Some(dir)) => Some(dir.clone()),
+        // A checkout's experiments keep their cache in target/, as build-index does.
+        (Vectors::Given(_), None) => Some(PathBuf::from(build_index::DEFAULT_CACHE_DIR)),
+        (Vectors::Cached(_), None) => Some(teacher::cache_root()?.join("embed-cache")),
+        (Vectors::Lexical(_), None) => None,
     };
-    embed.cache_dir =
-        (!args.no_embed_cache).then(|| args.embed_cache.clone().unwrap_or(default_cache));
     let embedder = match &vectors {
         Vectors::Given(files) => Some(Embedder::load_with(files, &embed)?),
         Vectors::Cached(dir) => {

@@ -204,6 +204,11 @@ fn download(
             true
         }
         200 => false,
+        416 => {
+            // The part is longer than the file: not a start of it, so it cannot be resumed.
+            let _ = fs::remove_file(part);
+            bail!("{url}: the partial download does not fit the file; it was discarded, run again")
+        }
         _ => bail!("cannot download {url}: the server answered {status}"),
     };
     let mut file = OpenOptions::new()
