@@ -186,7 +186,7 @@ serve({
   },
   info: () => loaded().engine.info(),
   verifyQuote: ({ fragment, text }) => loaded().engine.verifyQuote(fragment, text),
-  ask: ({ corpus, question, context }) => (corpus === 'documents'
-    ? mine().ask(question, context) : whole((engine) => engine.ask(question, context))),
-  search: ({ corpus, query }) => (corpus === 'documents' ? mine().search(query) : whole((engine) => engine.search(query))),
+  ask: ({ corpus, question, context, scope }) => (corpus === 'documents'
+    ? mine().ask(question, context) : whole((engine) => engine.ask(question, context, scope))),
+  search: ({ corpus, query, scope }) => (corpus === 'documents' ? mine().search(query) : whole((engine) => engine.search(query, scope))),
 });

@@ -48,7 +48,8 @@ function workerFor(opts) {
 }
 
 /**
- * The site's engine, loaded once per index URL. The query model only improves ranking: it is
+ * The site's engine, loaded once per index URL and scope (a second scope of the same index,
+ * rare, loads it into the same worker again; its questions carry their own). The query model only improves ranking: it is
  * fetched when the browser is idle, and answers stay lexical meanwhile (or for good, if it
  * cannot load); `onMeaning` hears which.
  * @param {Options} opts
@@ -56,7 +57,8 @@ function workerFor(opts) {
  * @returns {Promise<SiteEngine>}
  */
 export function siteEngine(opts, onMeaning) {
-  let engine = sites.get(opts.index);
+  const key = `${opts.index} ${opts.scope}`;
+  let engine = sites.get(key);
   if (!engine) {
     engine = (async () => {
       const call = await workerFor(opts);
@@ -74,16 +76,16 @@ export function siteEngine(opts, onMeaning) {
       }
       return {
         ask: (question, context = null) => {
-          const answer = call('ask', { corpus: 'site', question, context });
+          const answer = call('ask', { corpus: 'site', question, context, scope: opts.scope });
           asking = answer.then(() => {}, () => {});
           return answer;
         },
-        search: (query) => call('search', { corpus: 'site', query }),
+        search: (query) => call('search', { corpus: 'site', query, scope: opts.scope }),
         info: () => call('info', {}),
         verifyQuote: (fragment, text) => call('verifyQuote', { fragment, text }),
       };
     })();
-    sites.set(opts.index, engine);
+    sites.set(key, engine);
   }
   return engine;
 }

@@ -25,8 +25,8 @@
  *   model: { payload: { url: string }, reply: void },
  *   documents: { payload: { names: string[], texts: string[], lang: string }, reply: void },
  *   forget: { payload: {}, reply: void },
- *   ask: { payload: { corpus: Corpus, question: string, context: TurnContextDto | null }, reply: AnswerDto },
- *   search: { payload: { corpus: Corpus, query: string }, reply: SearchDto },
+ *   ask: { payload: { corpus: Corpus, question: string, context: TurnContextDto | null, scope?: string | null }, reply: AnswerDto },
+ *   search: { payload: { corpus: Corpus, query: string, scope?: string | null }, reply: SearchDto },
  *   info: { payload: {}, reply: IndexInfoDto },
  *   verifyQuote: { payload: { fragment: number, text: string }, reply: VerifiedQuoteDto | null },
  * }} Requests
@@ -36,7 +36,7 @@
  *   refusal keeps the previous ones); forget: drop them; ask: a question to either corpus, a
  *   follow-up when it carries the context of the thread's previous answer (for a sharded index,
  *   after fetching the shards it needs; shards that cannot be fetched fail it with
- *   `unavailable`);
+ *   `unavailable`); `scope` (data-scope) limits the site's pages to a part of the site;
  *   search: results for the words typed so far (the last one a prefix), fetching shards as ask does;
  *   info: the site index's version and corpus hash; verifyQuote: re-check a model's quote
  *   against the site index (summary.js).

@@ -23,8 +23,8 @@ static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocato
 use gloo_net::http::Request;
 use onrecord_core::{
     AnswerConfig, FORMAT_VERSION, Index, Lang, MAX_CONTEXT_FRAGMENTS, PlainError, PlainFile,
-    QueryModel as CoreQueryModel, TurnContext, ask_turn, index_documents, model_fits,
-    search_sections,
+    QueryModel as CoreQueryModel, Scope, TurnContext, ask_turn_in, index_documents, model_fits,
+    search_sections_in,
 };
 use wasm_bindgen::prelude::*;
 
@@ -109,6 +109,8 @@ impl Engine {
     /// Answers a question: quotes with citations, or a decline that says why. `context` is the
     /// `context` of the previous answer in the thread (or nothing): the question is read as a
     /// follow-up of it. A context that is not a `TurnContextDto` is ignored, never an error.
+    /// `scope` (a widget's `data-scope`: a path prefix such as `/v2/`, or a collection name)
+    /// answers from that part of the site only.
     #[wasm_bindgen(unchecked_return_type = "AnswerDto")]
     pub fn ask(
         &self,
@@ -116,24 +118,34 @@ impl Engine {
         #[wasm_bindgen(unchecked_optional_param_type = "TurnContextDto | null")] context: Option<
             JsValue,
         >,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<String>,
     ) -> Result<JsValue, JsError> {
-        to_js(&AnswerDto::from(ask_turn(
-            self.index(),
+        let index = self.index();
+        to_js(&AnswerDto::from(ask_turn_in(
+            index,
             self.model.as_ref(),
             question,
             context.and_then(|c| turn_context(&c)).as_ref(),
+            scope.map(|s| Scope::part(index, &s)).as_ref(),
             &AnswerConfig::DEFAULT,
         )))
     }
 
     /// Results for the words typed so far (the last one read as a prefix): sections with
     /// their best-matching words, lexical, cheap enough for every keystroke. Never an answer.
+    /// `scope` as for [`Engine::ask`].
     #[wasm_bindgen(unchecked_return_type = "SearchDto")]
-    pub fn search(&self, query: &str) -> Result<JsValue, JsError> {
-        to_js(&SearchDto::from(search_sections(
-            self.index(),
+    pub fn search(
+        &self,
+        query: &str,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] scope: Option<String>,
+    ) -> Result<JsValue, JsError> {
+        let index = self.index();
+        to_js(&SearchDto::from(search_sections_in(
+            index,
             self.model.as_ref(),
             query,
+            scope.map(|s| Scope::part(index, &s)).as_ref(),
         )))
     }
 

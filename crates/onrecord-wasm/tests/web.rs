@@ -71,7 +71,7 @@ fn error_message(err: wasm_bindgen::JsError) -> String {
 #[wasm_bindgen_test]
 fn ask_quotes_with_a_citation() {
     let engine = Engine::new(&index_bytes()).unwrap();
-    let answer = engine.ask("When do refunds arrive?", None).unwrap();
+    let answer = engine.ask("When do refunds arrive?", None, None).unwrap();
     assert_eq!(get(&answer, "mode"), "answer");
     assert_eq!(
         get(&answer, "quotes.0.text"),
@@ -87,7 +87,9 @@ fn ask_quotes_with_a_citation() {
 #[wasm_bindgen_test]
 fn ask_declines_and_says_why() {
     let engine = Engine::new(&index_bytes()).unwrap();
-    let answer = engine.ask("What is the capital of France?", None).unwrap();
+    let answer = engine
+        .ask("What is the capital of France?", None, None)
+        .unwrap();
     assert_eq!(get(&answer, "mode"), "not-found");
     assert_eq!(get(&answer, "quotes.length"), 0);
     // Data, not sentences: the widget words the reason in its own language.
@@ -102,7 +104,7 @@ fn ask_declines_and_says_why() {
 fn a_near_miss_declines_and_says_what_is_missing() {
     let engine = Engine::new(&index_bytes()).unwrap();
     let answer = engine
-        .ask("Do refunds arrive by bank transfer to Norway?", None)
+        .ask("Do refunds arrive by bank transfer to Norway?", None, None)
         .unwrap();
     assert_eq!(get(&answer, "mode"), "not-found");
     // The words the page lacks are named; a gate that measures coverage gives it as a whole
@@ -248,7 +250,7 @@ fn a_fitting_query_model_adds_matching_by_meaning() {
     let question = "When do refunds arrive?";
     assert_eq!(
         get(
-            &engine.ask(question, None).unwrap(),
+            &engine.ask(question, None, None).unwrap(),
             "quotes.0.citation.url"
         ),
         "/shop/returns/#returns"
@@ -258,7 +260,7 @@ fn a_fitting_query_model_adds_matching_by_meaning() {
         .unwrap();
     assert_eq!(
         get(
-            &engine.ask(question, None).unwrap(),
+            &engine.ask(question, None, None).unwrap(),
             "quotes.0.citation.url"
         ),
         "/shop/warranty/#warranty"
@@ -283,7 +285,7 @@ fn a_query_model_for_another_index_is_refused() {
 #[wasm_bindgen_test]
 fn ask_returns_the_turn_context_and_reads_a_follow_up_with_it() {
     let engine = Engine::new(&index_bytes()).unwrap();
-    let first = engine.ask("When do refunds arrive?", None).unwrap();
+    let first = engine.ask("When do refunds arrive?", None, None).unwrap();
     assert_eq!(get(&first, "turn.kind"), "standalone");
     assert_eq!(get(&first, "context.question"), "When do refunds arrive?");
     assert_eq!(get(&first, "context.fragments.0"), 0);
@@ -293,7 +295,9 @@ fn ask_returns_the_turn_context_and_reads_a_follow_up_with_it() {
     );
     // The context carries no answer text.
     assert!(get(&first, "context.text").is_undefined());
-    let next = engine.ask("Why?", Some(get(&first, "context"))).unwrap();
+    let next = engine
+        .ask("Why?", Some(get(&first, "context")), None)
+        .unwrap();
     assert_eq!(get(&next, "turn.kind"), "explanation");
     assert_eq!(get(&next, "turn.question"), "Why? When do refunds arrive?");
     assert!(get(&next, "explore").is_array());
@@ -303,7 +307,7 @@ fn ask_returns_the_turn_context_and_reads_a_follow_up_with_it() {
 #[wasm_bindgen_test]
 fn a_context_of_the_wrong_types_is_ignored() {
     let engine = Engine::new(&index_bytes()).unwrap();
-    let first = engine.ask("When do refunds arrive?", None).unwrap();
+    let first = engine.ask("When do refunds arrive?", None, None).unwrap();
     let good = get(&first, "context");
     let with = |key: &str, value: JsValue| {
         let c = js_sys::Object::assign(&js_sys::Object::new(), good.unchecked_ref());
@@ -333,7 +337,7 @@ fn a_context_of_the_wrong_types_is_ignored() {
         with("fragments", too_many.clone().into()),
         with("index", JsValue::NULL),
     ] {
-        let answer = engine.ask("Why?", Some(context)).unwrap();
+        let answer = engine.ask("Why?", Some(context), None).unwrap();
         assert_eq!(get(&answer, "turn.kind"), "standalone");
         assert_eq!(get(&answer, "decline.gate"), "no-content-words");
     }
@@ -345,6 +349,7 @@ fn a_context_of_the_wrong_types_is_ignored() {
                 "version",
                 JsValue::from_f64(f64::from(onrecord_core::FORMAT_VERSION)),
             )),
+            None,
         )
         .unwrap();
     assert_eq!(get(&answer, "turn.kind"), "explanation");
@@ -357,7 +362,7 @@ fn a_context_of_the_wrong_types_is_ignored() {
 fn a_context_that_throws_when_read_is_no_context_and_the_engine_stays_usable() {
     let engine = Engine::new(&index_bytes()).unwrap();
     let good = get(
-        &engine.ask("When do refunds arrive?", None).unwrap(),
+        &engine.ask("When do refunds arrive?", None, None).unwrap(),
         "context",
     );
     let contexts = js_sys::eval(
@@ -470,7 +475,7 @@ fn ask_sharded(
 ) -> (JsValue, usize) {
     let mut added = 0;
     loop {
-        let answer = engine.ask(question, None).unwrap();
+        let answer = engine.ask(question, None, None).unwrap();
         let needed = engine.needed();
         if needed.is_empty() {
             return (answer, added);
@@ -512,7 +517,7 @@ fn bad_shards_and_manifests_give_an_error_naming_them_never_a_panic() {
     let files = sharded_files([2; 32], false);
     let other = sharded_files([3; 32], false);
     let mut engine = Engine::from_manifest(&files.manifest).unwrap();
-    engine.ask("When do refunds arrive?", None).unwrap();
+    engine.ask("When do refunds arrive?", None, None).unwrap();
     let name = engine.needed().into_iter().next().unwrap();
     let (_, bytes) = files.shards.iter().find(|(n, _)| *n == name).unwrap();
     let mut flipped = bytes.clone();

@@ -35,7 +35,9 @@ pub use self::explore::explore;
 pub use self::kind::{AskKind, ask_kind};
 pub use self::quote::section_url;
 pub(crate) use self::quote::text_fragment_url;
-pub use self::results::{Correction, MAX_PER_PAGE, MAX_RESULTS, Search, SectionHit, search};
+pub use self::results::{
+    Correction, MAX_PER_PAGE, MAX_RESULTS, Search, SectionHit, search, search_in,
+};
 pub use self::turn::{
     FollowUp, MAX_CONTEXT_FRAGMENTS, MAX_CONTEXT_QUESTION, Scope, Turn, TurnContext, resolve,
 };
@@ -272,6 +274,19 @@ pub fn ask_turn(
     context: Option<&TurnContext>,
     config: &AnswerConfig,
 ) -> Reply {
+    ask_turn_in(index, model, question, context, None, config)
+}
+
+/// [`ask_turn`] within one part of the site ([`Scope::part`]; none: the whole site): nothing
+/// outside it is quoted, listed or weighed, as if the site were that part alone.
+pub fn ask_turn_in(
+    index: &Index,
+    model: Option<&QueryModel>,
+    question: &str,
+    context: Option<&TurnContext>,
+    part: Option<&Scope>,
+    config: &AnswerConfig,
+) -> Reply {
     // A question that cannot be asked (too long, control characters) is not read in the light
     // of the previous turn either: it stands alone, and `assess` declines it.
     let context = context.filter(|_| check_question(question).is_ok());
@@ -298,6 +313,7 @@ pub fn ask_turn(
     // of the answer it follows up.
     let (mut answer, fragments) = match &turn.scope {
         Some(scope) => {
+            let scope = part.map_or_else(|| scope.clone(), |p| scope.and(p));
             let (decisions, pages) = scope.split_decisions(index);
             let first =
                 (!decisions.docs.is_empty()).then(|| answer_in(&turn.question, Some(&decisions)));
@@ -306,13 +322,18 @@ pub fn ask_turn(
                 _ => answer_in(&turn.question, Some(&pages)),
             }
         }
-        None => answer_in(&turn.question, None),
+        None => answer_in(&turn.question, part),
     };
     if matches!(turn.kind, FollowUp::Refinement | FollowUp::Pronoun)
         && let Some(confidence) = answer.confidence
     {
-        let own = answer_in(question, None).0.confidence;
+        let own = answer_in(question, part).0.confidence;
         answer.confidence = Some(confidence.weaker(own.unwrap_or(Confidence::Low)));
+    }
+    // The results of a question no page answers, read with corrected typos, are looked up
+    // over the whole site.
+    if let Some(part) = part {
+        answer.results.retain(|r| part.contains(index, r.fragment));
     }
     Reply {
         context: TurnContext::new(index, &turn.question, fragments),

@@ -4,7 +4,7 @@
 //! Results are never an answer: they carry no confidence and no mode, only where a section is
 //! and the words of it that match best, so a decline can still point at what the engine found.
 
-use super::{Citation, citation};
+use super::{Citation, Scope, citation};
 use crate::bm25::{QueryTerm, insert_sorted, query_terms, search as bm25_search};
 use crate::format::{Fragment, Index};
 use crate::question::check_question;
@@ -58,6 +58,16 @@ pub struct Search {
 /// typos from words (a word its vocabulary holds whole is not corrected). An empty or one-letter query, or one
 /// that cannot be asked, finds nothing. Never fails.
 pub fn search(index: &Index, model: Option<&QueryModel>, query: &str) -> Search {
+    search_in(index, model, query, None)
+}
+
+/// [`search`] within one part of the site ([`Scope::part`]; none: the whole site).
+pub fn search_in(
+    index: &Index,
+    model: Option<&QueryModel>,
+    query: &str,
+    part: Option<&Scope>,
+) -> Search {
     // Checked questions are trimmed: whether a word is still being typed is read before.
     let typing = !query.ends_with(char::is_whitespace);
     let Ok(query) = check_question(query) else {
@@ -80,9 +90,13 @@ pub fn search(index: &Index, model: Option<&QueryModel>, query: &str) -> Search 
     if terms.iter().all(|t| !t.in_corpus()) {
         return Search::default();
     }
-    let ranked: Vec<u32> = bm25_search(index, &terms, SEARCH_DEPTH)
+    // Within a part, ranked over the whole site first (as `retrieve::rank` does for a scope).
+    let depth = part.map_or(SEARCH_DEPTH, |_| index.fragment_count() as usize);
+    let ranked: Vec<u32> = bm25_search(index, &terms, depth)
         .iter()
         .map(|h| h.fragment)
+        .filter(|&f| part.is_none_or(|p| p.contains(index, f)))
+        .take(SEARCH_DEPTH)
         .collect();
     Search {
         results: sections(index, &ranked, &terms, &[], prefix.as_deref()),

@@ -101,6 +101,36 @@ impl Scope {
         (Scope { docs: decisions }, Scope { docs: pages })
     }
 
+    /// One part of a site, as a widget's `data-scope` names it (versioned docs): with a leading
+    /// `/`, the pages whose URL path begins with it (`/v2/`); else the pages of the collection
+    /// of that name. A name no page matches gives no pages.
+    pub fn part(index: &Index, name: &str) -> Scope {
+        let prefix = name.strip_prefix('/');
+        let collection = (0..index.collections.len() as u32)
+            .find(|&c| index.collection(c).is_some_and(|c| c.name == name));
+        let docs = (0..index.docs.len() as u32)
+            .filter(|&d| {
+                index.docs.get(d as usize).is_some_and(|doc| match prefix {
+                    // Page URLs are site paths, with or without their leading '/'.
+                    Some(p) => doc.url.trim_start_matches('/').starts_with(p),
+                    None => collection.is_some() && doc.collection == collection,
+                })
+            })
+            .collect();
+        Scope { docs }
+    }
+
+    /// The pages of both scopes.
+    pub fn and(&self, other: &Scope) -> Scope {
+        let docs = self
+            .docs
+            .iter()
+            .filter(|d| other.docs.binary_search(d).is_ok())
+            .copied()
+            .collect();
+        Scope { docs }
+    }
+
     /// Whether fragment `frag` lies on one of the pages.
     pub fn contains(&self, index: &Index, frag: u32) -> bool {
         index
