@@ -256,17 +256,21 @@ pub(super) fn assess(
         // Past the first few, only the entry for what is asked competes, while none does: a
         // name's own short entry can rank below the passages that use it ("What is IFS?").
         let first_few = candidates.len() < config.top_k;
-        if !first_few && candidates.iter().any(|c| c.pick.entry) {
+        // A definition question's defining sentence competes from further down too, while
+        // none of those found says what the thing is: the passages that use a name often
+        // outrank the one sentence that defines it.
+        let defining = kind == AskKind::Definition && !candidates.iter().any(|c| c.pick.shaped);
+        if !first_few && !defining && candidates.iter().any(|c| c.pick.entry) {
             continue;
         }
         let opening = opens_section(index, hit.fragment, fragment);
         let headings = fragment.heading_path.join("\n").to_lowercase();
         let names_whole = written.iter().all(|w| holds_whole(&headings, w));
-        if !(first_few || opening && names_whole) {
+        if !(first_few || defining || opening && names_whole) {
             continue;
         }
         let pick = pick(index, fragment, &terms, prefer, opening, names_whole);
-        if first_few || pick.entry {
+        if first_few || pick.entry || defining && pick.shaped {
             candidates.push(Candidate {
                 frag: hit.fragment,
                 fragment,
@@ -275,15 +279,15 @@ pub(super) fn assess(
         }
     }
     // Among the first few fragments, quote the one whose quote carries most of the question;
-    // on a tie, the entry for what is asked, then the better-ranked one. The entry for what
-    // is asked competes from further down as well.
-    let key = |c: &Candidate| (share(&c.pick.local), c.pick.entry);
+    // on a tie, the one whose sentence has the shape asked for (the sentence that says what a
+    // thing is, not one that uses its name, even under a heading that names it), then the
+    // entry for what is asked, then the better-ranked one. The entry for what is asked
+    // competes from further down as well.
+    let key = |c: &Candidate| (share(&c.pick.local), c.pick.shaped, c.pick.entry);
     let mut primary: Option<usize> = None;
-    for (i, c) in candidates
-        .iter()
-        .enumerate()
-        .filter(|(i, c)| *i < ANSWER_CANDIDATES || c.pick.entry)
-    {
+    for (i, c) in candidates.iter().enumerate().filter(|(i, c)| {
+        *i < ANSWER_CANDIDATES || c.pick.entry || kind == AskKind::Definition && c.pick.shaped
+    }) {
         if primary
             .and_then(|p| candidates.get(p))
             .is_none_or(|b| key(c) > key(b))

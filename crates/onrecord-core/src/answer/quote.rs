@@ -30,6 +30,9 @@ pub(crate) struct Pick {
     /// question, its written names whole: the entry for what is asked ("What is BASH_ENV?"
     /// under "BASH_ENV").
     pub(crate) entry: bool,
+    /// The chosen sentence has the shape of the answer asked for; for a definition, it says
+    /// what one of the question's words is ("A repository is a directory …").
+    pub(crate) shaped: bool,
 }
 
 /// What the quote picker weighs besides the question's words.
@@ -150,12 +153,17 @@ pub(crate) fn pick(
         .collect();
     let total: f32 = terms.iter().map(|t| t.idf).sum();
     let n_units = fragment.sentences.len();
+    // For a definition, the sentence that says what one of the question's words is: a tie
+    // goes to it. The looser cues of the other kinds ("you can", a number) only weigh through
+    // the shape weight; as tie-breaks they chose worse sentences on the dev questions.
     let shaped: Vec<bool> = (0..n_units)
         .map(|i| {
             let introduces = i + 1 < n_units && sentence(i).trim_end().ends_with(':');
             shape_matches(prefer.kind, sentence(i), opening && i == 0, introduces)
         })
         .collect();
+    let answers_kind =
+        |i: usize| prefer.kind == AskKind::Definition && defines(&wanted, sentence(i));
     // The page title, headings and curated themes stand beside the quote on the page.
     let context = wanted.covered(&format!(
         "{} {} {}",
@@ -185,7 +193,9 @@ pub(crate) fn pick(
         } else {
             0.0
         };
-        if w + bonus > best_score {
+        // On a tie, the sentence that defines, then the first.
+        let tie = w + bonus == best_score && w > 0.0 && answers_kind(i) && !answers_kind(best);
+        if w + bonus > best_score || tie {
             best_score = w + bonus;
             best = i;
         }
@@ -251,6 +261,7 @@ pub(crate) fn pick(
             last = best + 1;
         }
     }
+    let shaped = best_score > 0.0 && answers_kind(best);
     let in_quote = (first..=last)
         .filter(|&i| i != best || quotable(i))
         .filter_map(|i| per_sentence.get(i))
@@ -273,7 +284,34 @@ pub(crate) fn pick(
         in_quote,
         header: header.and_then(|h| fragment.sentences.get(h).copied()),
         entry,
+        shaped,
     }
+}
+
+/// Whether `sentence` says what one of the question's words is: the word among its first
+/// few, then a defining verb ("A repository is a directory …", "Routing refers to …",
+/// "Blueprints are …"), not a sentence that has " is a " somewhere ("Each repository has a
+/// config file which is a …") or says how one is ("My repository is corrupt").
+fn defines(wanted: &Wanted, sentence: &str) -> bool {
+    const SUBJECT_WITHIN: usize = 4;
+    const VERB_WITHIN: usize = 3;
+    let words: Vec<String> = tokens(sentence)
+        .take(SUBJECT_WITHIN + VERB_WITHIN + 2)
+        .map(|(_, w)| w)
+        .collect();
+    let Some(subject) = words.iter().take(SUBJECT_WITHIN).position(|w| {
+        let stem = wanted.analyzer.term(w);
+        wanted.stems.iter().any(|s| *s == stem)
+    }) else {
+        return false;
+    };
+    let word = |i: usize| words.get(i).map_or("", String::as_str);
+    (subject + 1..=subject + VERB_WITHIN).any(|i| match word(i) {
+        "is" | "ist" => matches!(word(i + 1), "a" | "an" | "the" | "one" | "ein" | "eine"),
+        "are" | "means" | "sind" | "bedeutet" | "describes" => true,
+        "refers" | "stands" => matches!(word(i + 1), "to" | "for"),
+        _ => false,
+    })
 }
 
 /// Whether every sentence of `fragment` is a version note ("Changed in version 0.10: …"), as
@@ -433,6 +471,36 @@ fn encode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_defining_sentence_says_what_the_word_is() {
+        let term = |w: &str| QueryTerm {
+            word: w.into(),
+            term_ids: vec![],
+            hint_term_ids: vec![],
+            idf: 1.0,
+            framing: false,
+            contraction: false,
+            how_much: false,
+        };
+        let index =
+            crate::IndexBuilder::new(Lang::English, crate::IndexSettings::STANDARD).finish();
+        let wanted = Wanted::new(&index, Lang::English, &[term("repository")]);
+        for yes in [
+            "A repository is a filesystem directory containing the data.",
+            "Repositories are folders of archives.",
+            "The repository refers to the folder on the server.",
+        ] {
+            assert!(defines(&wanted, yes), "{yes}");
+        }
+        for no in [
+            "Each repository has a config file which is a INI-style file.",
+            "My repository is corrupt, how can I restore it?",
+            "This command initializes an empty repository.",
+        ] {
+            assert!(!defines(&wanted, no), "{no}");
+        }
+    }
 
     // Issue 43: an index built in memory is not validated; a zero-length sentence range under a
     // heading that names the question answered with the quote "" at High confidence.
