@@ -15,8 +15,8 @@ use crate::Args;
 use crate::followups::{self, Pair};
 use crate::metrics::{self, DEPTH, Retrieval};
 use crate::questions::{Kind, Question, Split, select};
-use crate::visitor::{self, Visitor};
 use crate::typos;
+use crate::visitor::{self, Visitor};
 
 pub struct Evaluation {
     pub markdown: String,
