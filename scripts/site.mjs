@@ -147,7 +147,7 @@ export function writeSite({ index, out, model, pkg, www, summary, template = fal
   summary ??= join(www, 'summary.js'); // the proxy's "Ask for a summary" flow, when it exists
 
   mkdirSync(out, { recursive: true });
-  const assets = { css: null, worker: null, glue: null, wasm: null, shardedGlue: null, shardedWasm: null, index: null, model: null, summary: null };
+  const assets = { css: null, worker: null, glue: null, wasm: null, shardedGlue: null, shardedWasm: null, index: null, model: null, summary: null, owner: null };
   const files = {};
   const write = (name, bytes) => {
     writeFileSync(join(out, name), bytes);
@@ -167,6 +167,8 @@ export function writeSite({ index, out, model, pkg, www, summary, template = fal
   const graph = moduleGraph(www, need);
   assets.worker = graph.name(join(www, 'onrecord-worker.js'));
   if (existsSync(summary)) assets.summary = graph.name(resolve(summary));
+  // What a site owner turns on (data-feedback, data-report): loaded only then.
+  assets.owner = graph.name(join(www, 'onrecord/owner.js'));
   const loaderPath = join(www, 'onrecord.js');
   const loader = need(loaderPath, 'the loader').toString('utf8');
   if ((loader.match(new RegExp(ASSETS_LINE, 'gm')) ?? []).length !== 1) {
@@ -178,7 +180,7 @@ export function writeSite({ index, out, model, pkg, www, summary, template = fal
   const minified = minify(withImports.replace(ASSETS_LINE, `const ASSETS = ${JSON.stringify({ ...assets, ...PLACEHOLDERS })};`), loaderPath);
   write('onrecord.js', Buffer.from(template ? minified : putNames(minified, assets)));
   // What a visitor loads before the first answer: the loader and the worker with their modules,
-  // the styles and the glue (summary.js and the wasm, index and model are counted apart).
+  // the styles and the glue (summary.js, owner.js and the wasm, index and model are counted apart).
   const firstAnswer = ['onrecord.js', ...graph.closure(loaderPath), ...graph.closure(join(www, 'onrecord-worker.js')),
     assets.css, assets.glue];
   return { files, assets, firstAnswer: [...new Set(firstAnswer)] };

@@ -9,13 +9,7 @@ import { messagesFor } from './messages.js';
 import { draw, panelView } from './render.js';
 import * as S from './state.js';
 
-/**
- * One record per thing a visitor did, as `onrecord gaps` reads it (crates/onrecord-cli/src/gaps.rs,
- * `Record`, whose golden file tests/e2e holds the beacon to): every key, always; a DOM event's
- * `detail` holds the keys that event fills. Version 1.
- * @typedef {{ v: 1, event: 'answered' | 'declined' | 'opened' | 'feedback', question: string, page: string,
- *   confidence: string | null, reason: string | null, missing: string[], url: string | null, helpful: boolean | null }} Report
- */
+/** @typedef {import('./owner.js').Report} Report */
 
 /** Milliseconds without typing before results are looked up, and before the text is asked. */
 const SEARCH_AFTER = 120;
@@ -59,8 +53,16 @@ export class Panel {
         this.input.value = question;
         this.input.focus();
       },
-      onFeedback: opts.feedback ? (turn, helpful) => this.tell('feedback', { question: turn.question, helpful }) : null,
+      feedback: null,
     };
+    /** With data-report, sends the owner a record of what `tell` told (owner.js sets it).
+     * @type {((event: Report['event'], fields: Partial<Report>) => void) | null} */
+    this.report = null;
+    // The owner's options load their module (owner.js) while the engine loads: answers drawn
+    // once it has carry the feedback row.
+    if ((opts.feedback || opts.report) && opts.assets.owner) {
+      import(opts.assets.owner).then((owner) => owner.install(this), (err) => console.warn('onrecord: owner.js could not be loaded:', err));
+    }
 
     const { form, files, drop, fresh } = this.view;
     form.addEventListener('submit', (event) => {
@@ -199,13 +201,7 @@ export class Panel {
    * @param {'asked' | Report['event']} event @param {Partial<Report>} fields */
   tell(event, fields) {
     this.host.dispatchEvent(new CustomEvent(`onrecord:${event}`, { detail: fields, bubbles: true }));
-    if (!this.opts.report || event === 'asked') return;
-    /** @type {Report} */
-    const report = {
-      v: 1, event, question: '', page: location.pathname, confidence: null, reason: null, missing: [], url: null, helpful: null, ...fields,
-    };
-    // A string is sent as text/plain, which needs no CORS preflight to another origin.
-    navigator.sendBeacon(this.opts.report, JSON.stringify(report));
+    if (event !== 'asked') this.report?.(event, fields);
   }
 
   /** An answer or a decline of the site's pages. @param {string} question @param {AnswerDto} answer */

@@ -36,8 +36,8 @@ import { MAX_QUESTION_CHARS } from './state.js';
  * @property {() => void} onSiteAgain
  * @property {() => void} onNewThread
  * @property {(question: string) => void} onSuggest  puts a suggested question in the box
- * @property {((turn: Turn, helpful: boolean) => void) | null} onFeedback  offers "Did this answer
- *   help?" under answers from the site's pages (data-feedback)
+ * @property {((turn: Turn) => HTMLElement) | null} feedback  draws "Did this answer help?" under
+ *   answers from the site's pages (data-feedback; owner.js, once loaded)
  */
 
 /**
@@ -209,7 +209,7 @@ function answerView(turn, ctx) {
       box.append(el('h3', { class: 'sub' }, msgs.exploreFurther), list);
     }
     // Feedback on answers in the thread only (turn 0 is the answer to the text as typed).
-    if (ctx.onFeedback && !own && turn.id) box.append(feedbackView(turn, ctx.onFeedback, msgs));
+    if (ctx.feedback && !own && turn.id) box.append(ctx.feedback(turn));
     if (ctx.onSummary && !own) {
       const onSummary = ctx.onSummary;
       const button = el('button', { type: 'button', class: 'summary' }, msgs.askForSummary);
@@ -229,28 +229,6 @@ function answerView(turn, ctx) {
   const results = answer.results.filter((r) => !answer.quotes.some((q) => q.fragment === r.fragment));
   const found = results.length && resultsView({ ...answer, results }, answer.mode === 'answer' ? msgs.relatedSections : msgs.mayHelp, own, msgs);
   return [readAs(answer) && el('p', { class: 'read-as' }, msgs.readAs(answer.turn)), box, found].filter((node) => !!node);
-}
-
-/** The turns given feedback on: a turn keeps its object once answered, so a redrawn turn (the
- * thread is redrawn on every change) does not offer the buttons twice. @type {WeakSet<Turn>} */
-const rated = new WeakSet();
-
-/** "Did this answer help? Yes No", then thanks, in place (the focus moves to the thanks).
- * @param {Turn} turn @param {(turn: Turn, helpful: boolean) => void} onFeedback @param {Messages} msgs */
-function feedbackView(turn, onFeedback, msgs) {
-  const row = el('p', { class: 'feedback', role: 'status', tabindex: '-1' });
-  if (rated.has(turn)) row.append(msgs.thanks);
-  else row.append(msgs.feedback, ...[true, false].flatMap((helpful) => {
-    const button = el('button', { type: 'button', class: 'link' }, helpful ? msgs.yes : msgs.no);
-    button.addEventListener('click', () => {
-      rated.add(turn);
-      onFeedback(turn, helpful);
-      row.replaceChildren(msgs.thanks);
-      row.focus();
-    });
-    return [' ', button];
-  }));
-  return row;
 }
 
 /** Results, grouped by page (page › its sections, each a link to its heading, its best-matching
