@@ -140,11 +140,12 @@ test('follow-ups, collections and suggestions are worded in both languages', () 
   assert.equal(en.collection({ name: 'decisions', label: 'Our reasons' }), 'Our reasons', 'the site\'s label wins');
   assert.equal(en.collection({ name: 'how-tos', label: '' }), 'how-tos', 'a site\'s own collection shows its name');
   const section = (collection, title = 'Warranty', sectionName = 'Making a claim') => ({ fragment: 1, title, section: sectionName, url: '/w/', collection });
-  assert.equal(en.suggest(section(null)), 'What does “Warranty” say about “Making a claim”?');
-  assert.equal(en.suggest(section(null, 'FAQ', '')), 'What does “FAQ” say?');
+  // A section's heading, as a visitor would type it: no template question around it.
+  assert.equal(en.suggest(section(null)), 'Making a claim');
+  assert.equal(en.suggest(section(null, 'FAQ', '')), 'FAQ');
   assert.equal(en.suggest(section({ name: 'decisions', label: '' }, 'Decision 4: A deposit')), 'What was decided in “Decision 4: A deposit”, and why?');
   assert.equal(en.suggest(section({ name: 'release-notes', label: '' }, 'Changes', '2.4.1')), 'What changed in “2.4.1”?');
-  assert.equal(de.suggest(section(null)), 'Was steht in „Warranty“ zu „Making a claim“?');
+  assert.equal(de.suggest(section(null)), 'Making a claim');
 });
 
 test('"Ready" replaces only the loading notice; a failure is kept', () => {

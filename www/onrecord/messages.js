@@ -111,13 +111,15 @@ const en = {
     guides: 'How it works', decisions: 'Why we decided', reference: 'Reference', 'release-notes': 'Release notes',
   })[c.name] || c.name,
   exploreFurther: 'Explore further',
-  /** A suggested next question about a section near the quoted ones (fills the box, never asks).
+  /** What to put in the box for a section near the quoted ones (it fills the box, never asks):
+   * its heading as the words a visitor would type, which find it as they are typed. Only release
+   * notes and decisions read as questions, since what one asks of them is always the same.
    * @param {SectionDto} s */
   suggest: (s) => {
     const kind = s.collection?.name;
     if (kind === 'release-notes') return `What changed in “${s.section || s.title}”?`;
     if (kind === 'decisions') return `What was decided in “${s.title}”, and why?`;
-    return s.section ? `What does “${s.title}” say about “${s.section}”?` : `What does “${s.title}” say?`;
+    return s.section || s.title;
   },
   /** @param {string[]} terms */
   neverMention: (terms) => `These pages never mention ${list(terms, '‘', '’', 'or')}.`,
@@ -248,7 +250,7 @@ const de = {
     const kind = s.collection?.name;
     if (kind === 'release-notes') return `Was hat sich in „${s.section || s.title}“ geändert?`;
     if (kind === 'decisions') return `Was wurde in „${s.title}“ entschieden, und warum?`;
-    return s.section ? `Was steht in „${s.title}“ zu „${s.section}“?` : `Was steht in „${s.title}“?`;
+    return s.section || s.title;
   },
   neverMention: (terms) => `Diese Seiten erwähnen ${list(terms, '‚', '‘', 'oder')} nicht.`,
   /** @param {string | undefined} name */
