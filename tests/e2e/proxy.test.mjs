@@ -217,3 +217,43 @@ test('the widget’s "Ask for a summary" runs summary.js against the proxy: only
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('under a decline, "Ask for a summary" asks the proxy about the sections listed: only checked quotes show', async () => {
+  const csp = CSP.replace("trusted-types 'none'", 'trusted-types onrecord');
+  const page = await browser.newPage();
+  const errors = [];
+  const asked = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
+  page.on('request', (r) => r.url().endsWith('/v1/summary') && asked.push(JSON.parse(r.postData() ?? '{}')));
+  await page.route(`${base}widget.html`, (route) => route.fulfill({
+    status: 200,
+    contentType: 'text/html',
+    headers: { 'content-security-policy': csp },
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>widget</title>
+      <script type="module" src="/onrecord.js" data-index="/dist/index.onr" data-proxy="${proxyUrl}"></script>
+      </head><body><h1>Widget with a proxy</h1></body></html>`,
+  }));
+  await page.goto(`${base}widget.html`);
+  await page.locator('.launch').click();
+  const input = page.getByRole('searchbox', { name: 'Ask these pages' });
+  await input.fill('Does the warranty cover a stolen battery?');
+  await input.press('Enter');
+  const turn = page.locator('.turn').last();
+  await turn.locator('.onrecord-decline').waitFor();
+  const listed = await turn.locator('.found a').count();
+  assert.ok(listed > 0, 'the decline lists sections');
+  await turn.getByRole('button', { name: 'Ask for a summary' }).click();
+  await turn.locator('.onrecord-summary-status', { hasText: /^Summary: / }).waitFor();
+  assert.equal(asked.length, 1);
+  assert.ok(asked[0].fragments.length > 0 && asked[0].fragments.length <= 8, JSON.stringify(asked[0]));
+  assert.equal(asked[0].question, 'Does the warranty cover a stolen battery?');
+  // What the model quoted is shown only as the page's own words.
+  const pages = execFileSync('find', [root + 'corpus', '-name', '*.md'], { encoding: 'utf8' }).trim().split('\n');
+  const allText = pages.map((p) => readFileSync(p, 'utf8')).join(' ').replaceAll('**', '').replace(/\s+/g, ' ');
+  for (const quote of await turn.locator('.onrecord-summary-quote').allTextContents()) {
+    assert.ok(allText.includes(quote.replace(/\s+/g, ' ')), `not verbatim: ${quote}`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -250,8 +250,11 @@ export class Panel {
     try {
       const engine = await this.load();
       const { askForSummary } = await import(/** @type {string} */ (this.opts.assets.summary));
+      // Under a decline: the sections listed, best first (summary.js sends at most eight).
+      const answer = turn.answer;
+      const fragments = answer && answer.mode !== 'answer' ? answer.results.map((r) => r.fragment) : undefined;
       await askForSummary({
-        proxy: this.opts.proxy, question: turn.question, answer: turn.answer, engine, container: box, lang: this.opts.lang,
+        proxy: this.opts.proxy, question: turn.question, answer, fragments, engine, container: box, lang: this.opts.lang,
       });
     } catch (err) {
       this.update(S.summaryFailed(this.state, err instanceof Error ? err.message : String(err)));

@@ -210,25 +210,31 @@ function answerView(turn, ctx) {
     }
     // Feedback on answers in the thread only (turn 0 is the answer to the text as typed).
     if (ctx.feedback && !own && turn.id) box.append(ctx.feedback(turn));
-    if (ctx.onSummary && !own) {
-      const onSummary = ctx.onSummary;
-      const button = el('button', { type: 'button', class: 'summary' }, msgs.askForSummary);
-      button.addEventListener('click', () => onSummary(turn, box, button));
-      box.append(button);
-    }
+    if (ctx.onSummary && !own) summaryButton(turn, box, ctx.onSummary, msgs.askForSummary);
   } else if (answer.mode === 'related-material') {
     // A private note bears on the question: say where the moment lives, never what it says.
     const list = el('ul', { class: 'hints' });
     for (const hint of answer.hints) list.append(el('li', {}, place(hint.url, hint.label, own), hint.locator && ` — ${hint.locator}`));
     box.append(el('p', {}, msgs.privateNotes), list);
-  } else {
-    // A decline quotes nothing: only the reason, and the sections that may help under it.
-    box.append(el('p', { class: 'onrecord-decline' }, msgs.declined(msgs.declineReason(answer.decline, answer.missingTerms))));
   }
   // The matching sections, never dressed as an answer, never repeating a quoted fragment.
   const results = answer.results.filter((r) => !answer.quotes.some((q) => q.fragment === r.fragment));
+  if (answer.mode === 'not-found') {
+    // A decline quotes nothing: only the reason, and the sections that may help under it; the
+    // proxy may be asked about those sections (its quotes checked as for an answer's).
+    box.append(el('p', { class: 'onrecord-decline' }, msgs.declined(msgs.declineReason(answer.decline, answer.missingTerms))));
+    if (ctx.onSummary && !own && results.length) summaryButton(turn, box, ctx.onSummary, msgs.askForSummary);
+  }
   const found = results.length && resultsView({ ...answer, results }, answer.mode === 'answer' ? msgs.relatedSections : msgs.mayHelp, own, msgs);
   return [readAs(answer) && el('p', { class: 'read-as' }, msgs.readAs(answer.turn)), box, found].filter((node) => !!node);
+}
+
+/** "Ask for a summary" at the end of `box`.
+ * @param {Turn} turn @param {HTMLElement} box @param {NonNullable<DrawContext['onSummary']>} onSummary @param {string} label */
+function summaryButton(turn, box, onSummary, label) {
+  const button = el('button', { type: 'button', class: 'summary' }, label);
+  button.addEventListener('click', () => onSummary(turn, box, button));
+  box.append(button);
 }
 
 /** Results, grouped by page (page › its sections, each a link to its heading, its best-matching
