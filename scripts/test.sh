@@ -18,7 +18,8 @@ RUSTDOCFLAGS="-D warnings" cargo doc --quiet --workspace --no-deps
 cargo fmt --manifest-path fuzz/Cargo.toml --check
 cargo check --quiet --locked --manifest-path fuzz/Cargo.toml --target-dir target --bins
 
-step "core stays IO-free and web-free"
+step "core stays IO-free and web-free, its modules without import circles"
+scripts/check-imports.py
 if cargo tree -p onrecord-core -e normal -i wasm-bindgen >/dev/null 2>&1; then
   echo "onrecord-core depends on wasm-bindgen; it must not" >&2
   exit 1

@@ -1168,7 +1168,7 @@ fn shipped_rs(config: &AnswerConfig, vectors: bool) -> String {
         )
     };
     format!(
-        "//! The shipped decline models, quote-shape weight and fusion knobs, as `eval --cross\n//! eval/corpora.json --write-shipped` fits them on the dev halves of every question set (this\n//! file is written by it{}). The cross-corpus table in `eval/results/cross-corpus.md` shows\n//! what the same procedure gives on each corpus when that corpus is left out of the fit.\n\nuse super::config::DeclineModel;\nuse crate::retrieve::Fusion;\n\n/// Fit with vectors (the query model loaded).\npub(crate) const HYBRID: DeclineModel = {};\n\n/// Fit without vectors (lexical answers, before the query model arrives).\npub(crate) const LEXICAL: DeclineModel = {};\n\n/// How much the shape of a sentence counts when choosing what to quote.\npub(crate) const SHAPE_WEIGHT: f32 = {:?};\n\n/// The fusion knobs of hybrid + rerank.\npub(crate) const FUSION: Fusion = Fusion {{\n    vector_weight: {:?},\n    rerank_weight: {:?},\n    rrf_c: {:?},\n}};\n",
+        "//! The shipped configuration (decline models, quote-shape weight and fusion knobs), as `eval --cross\n//! eval/corpora.json --write-shipped` fits them on the dev halves of every question set (this\n//! file is written by it{}). The cross-corpus table in `eval/results/cross-corpus.md` shows\n//! what the same procedure gives on each corpus when that corpus is left out of the fit.\n\nuse super::config::{{AnswerConfig, DeclineModel}};\nuse crate::fusion::Fusion;\n\n/// Fit with vectors (the query model loaded).\npub(crate) const HYBRID: DeclineModel = {};\n\n/// Fit without vectors (lexical answers, before the query model arrives).\npub(crate) const LEXICAL: DeclineModel = {};\n\n/// How much the shape of a sentence counts when choosing what to quote.\npub(crate) const SHAPE_WEIGHT: f32 = {:?};\n\n/// The fusion knobs of hybrid + rerank.\npub(crate) const FUSION: Fusion = Fusion {{\n    vector_weight: {:?},\n    rerank_weight: {:?},\n    rrf_c: {:?},\n}};\n\nimpl Fusion {{\n    /// The fusion knobs the shipped retrieval uses (`FUSION` above).\n    pub const SHIPPED: Fusion = FUSION;\n}}\n\nimpl AnswerConfig {{\n    /// The settings the widget ships with: the models and knobs above, fit on the dev halves of\n    /// every question set by `eval --cross eval/corpora.json` (see `eval/results/cross-corpus.md`).\n    pub const DEFAULT: AnswerConfig = AnswerConfig {{\n        hybrid: HYBRID,\n        lexical: LEXICAL,\n        shape_weight: SHAPE_WEIGHT,\n        hint_floor: 0.5,\n        top_k: 5,\n        fusion: FUSION,\n    }};\n}}\n",
         if vectors {
             ""
         } else {
@@ -1186,6 +1186,19 @@ fn shipped_rs(config: &AnswerConfig, vectors: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The generator writes the shipped file back from the values it holds (as `cargo fmt`
+    /// leaves it: the spaces that align comments aside).
+    #[test]
+    fn shipped_rs_writes_the_shipped_file() {
+        let words = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(
+            words(&shipped_rs(&AnswerConfig::DEFAULT, true)),
+            words(include_str!(
+                "../../crates/onrecord-core/src/answer/shipped.rs"
+            ))
+        );
+    }
 
     fn registry(entries: &str) -> Result<Vec<Entry>> {
         let dir = std::env::temp_dir().join(format!("onrecord-registry-{}", std::process::id()));

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc, shorten};
 use crate::collection::Collection;
 use crate::format::{Bm25Params, Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
-use crate::page::PageKind;
+use crate::source::PageKind;
 use crate::text::{
     Analyzer, Lang, asks_how_much, in_contraction, is_framing, is_stopword, skips_as_previous,
     tokens,

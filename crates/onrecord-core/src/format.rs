@@ -18,9 +18,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ann::CodeList;
 use crate::collection::Collection;
-use crate::page::PageKind;
+use crate::source::PageKind;
 use crate::text::Lang;
 
 /// The first eight bytes of every index file.
@@ -122,6 +121,44 @@ pub struct Sharding {
     /// Which shards a read needed and did not find (in the same order as `loaded`).
     /// Atomic so that reads, which take `&Index`, can note them, and the index stays `Sync`.
     pub(crate) missed: Vec<AtomicBool>,
+}
+
+/// Bits per dimension of a vector list's residual codes ([`CodeList`]): the one knob of their
+/// precision (1 to 8; a code may run on into the next byte), chosen on the eval sets' dev halves
+/// (`eval --cross --sharded-same-knobs` against the whole index, knobs held): 8 is the only
+/// setting that lost no recall@5 on any of them; 1, 2 and 4 bits each lost one or two questions
+/// on some dev half (3 to 9 points of recall@5), as the codes reorder the vector list the
+/// fusion reads, and so did 6 (one Express question, −4.3 points; its lists are 20% smaller,
+/// 111 KB a question over the joined 4,504 fragments instead of 139, 7 bits 130 KB and 5 bits
+/// 95 KB; `eval --example shard_bytes`).
+pub const CODE_BITS: usize = 8;
+const _: () = assert!(CODE_BITS >= 1 && CODE_BITS <= 8);
+
+/// One IVF list as a sharded index stores it: each member's residual from the list's centroid,
+/// quantized per dimension to [`CODE_BITS`] bits on a uniform grid of `2^CODE_BITS` levels
+/// symmetric about the centroid (level `k` is `(k − (2^CODE_BITS − 1) / 2) × step`), with one
+/// step (`scales`) per member fitted to that member's residual (least squares), so a code row
+/// is [`code_bytes`] bytes, `CODE_BITS`/8 of an int8 row. A member is scored against the
+/// question's full-precision vector (`ann`'s `CodeList::score`): the centroid's cosine plus Σ query ×
+/// dequantized residual, exactly the member's cosine when its residual lies on its grid. The
+/// meaning gate still reads the exact int8 vectors, from the text shards.
+///
+/// With 1 bit this is the sign code (step/2 = mean |residual|, an eighth of an int8 row); with 8
+/// the code is as large as an int8 row and as exact (see [`CODE_BITS`] for why 8).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CodeList {
+    /// Fragment ids, one per code.
+    pub ids: Vec<u32>,
+    /// One step per member: the spacing of its residual's levels.
+    pub scales: Vec<f32>,
+    /// The members' codes, row by row: dimension `j`'s level in bits `j × CODE_BITS ..` (low
+    /// bits first within a byte).
+    pub codes: Vec<u8>,
+}
+
+/// Bytes per code of `dims` dimensions.
+pub fn code_bytes(dims: usize) -> usize {
+    dims.saturating_mul(CODE_BITS).div_ceil(8)
 }
 
 /// A length or row not fetched yet.

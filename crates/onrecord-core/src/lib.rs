@@ -47,10 +47,12 @@ mod chunk;
 mod collection;
 mod crc;
 mod format;
+mod fusion;
 mod page;
 mod plain;
 mod question;
 mod retrieve;
+mod scope;
 mod sentence;
 mod shard;
 mod source;
@@ -74,12 +76,15 @@ pub use crate::format::{
     Bm25Params, DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index,
     IndexSettings, MAGIC, RoutingHint, Sharding, TermPostings, VectorIndex,
 };
-pub use crate::page::{PageKind, asks_about_changes, page_kind};
-pub use crate::plain::{MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents};
+pub use crate::fusion::Fusion;
+pub use crate::page::{asks_about_changes, page_kind};
+pub use crate::plain::{
+    LightReader, MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents,
+};
 pub use crate::question::{MAX_QUESTION_CHARS, QuestionError, check_question};
 pub use crate::retrieve::{
-    Fusion, Method, SHIPPED, asks_by_meaning, model_fits, reciprocal_rank, retrieve,
-    retrieve_fused, retrieve_with,
+    Method, SHIPPED, asks_by_meaning, model_fits, reciprocal_rank, retrieve, retrieve_fused,
+    retrieve_with,
 };
 pub use crate::sentence::sentences;
 pub use crate::shard::{
@@ -87,7 +92,7 @@ pub use crate::shard::{
     ShardErrorKind, ShardSizes, ShardedFiles, ShardedIndex, VectorLists,
 };
 pub use crate::source::{
-    Block, BlockKind, LightReader, Page, Read, ReadError, Reader, SourceDoc, SourceSection,
+    Block, BlockKind, Page, PageKind, Read, ReadError, Reader, SourceDoc, SourceSection,
 };
 pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
 pub use crate::vector::{

@@ -4,41 +4,8 @@
 //! almost any question yet answer almost none, so they are not quoted unless a question asks
 //! about versions or changes; they stay retrievable as related sections.
 
-use serde::{Deserialize, Serialize};
-
-use crate::chunk::{BlockKind, SourceDoc};
+use crate::source::{BlockKind, PageKind, SourceDoc};
 use crate::text::tokens;
-
-/// What kind of page a document is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub enum PageKind {
-    /// Prose that explains: guides, reference, FAQ.
-    Page,
-    /// Release notes or a changelog.
-    ReleaseNotes,
-    /// An index, table of contents or generated list.
-    Listing,
-}
-
-impl PageKind {
-    /// Parses a site owner's marking (frontmatter `kind:`), e.g. `release-notes`.
-    pub fn from_name(name: &str) -> Option<PageKind> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "page" | "guide" | "reference" => Some(PageKind::Page),
-            "release-notes" | "release notes" | "changelog" | "changes" | "news" => {
-                Some(PageKind::ReleaseNotes)
-            }
-            "listing" | "index" | "list" => Some(PageKind::Listing),
-            _ => None,
-        }
-    }
-
-    /// Whether this kind is quoted only for questions about versions or changes.
-    pub fn is_noise(self) -> bool {
-        self != PageKind::Page
-    }
-}
 
 /// A page needs at least this many entries (list items, table rows) to be release notes...
 const MIN_ENTRIES: usize = 25;

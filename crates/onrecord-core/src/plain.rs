@@ -15,6 +15,7 @@ use crate::chunk::{
     Block, BlockKind, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc, SourceSection, chunk, shorten,
 };
 use crate::format::{Index, IndexSettings};
+use crate::source::{Page, Read, ReadError, Reader};
 use crate::text::Lang;
 
 /// At most this many bytes per file (a large book is ~1 MB; more would stall the page).
@@ -530,6 +531,21 @@ fn drop_emphasis(text: &str) -> String {
         prev = Some(c);
     }
     out
+}
+
+/// The light reader: a small line-based markdown reader for a visitor's own notes (the
+/// parser above; `onrecord-sources` has the full markdown reader, and a conformance test lists
+/// where the two may differ).
+#[derive(Debug, Clone, Copy)]
+pub struct LightReader {
+    /// The language of the notes.
+    pub lang: Lang,
+}
+
+impl Reader for LightReader {
+    fn read(&self, path: &str, text: &str) -> Result<Read, ReadError> {
+        Ok(Read::Page(Page::of(parse(path, text, self.lang))))
+    }
 }
 
 #[cfg(test)]

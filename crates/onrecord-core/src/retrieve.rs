@@ -5,9 +5,10 @@
 //! methods rank from BM25 alone (hybrid + rerank adds its lexical-coverage rerank), so the first
 //! lexical answer never waits for the model.
 
-use crate::answer::Scope;
 use crate::bm25::{Hit, QueryTerm, best_first, query_terms, search};
 use crate::format::Index;
+use crate::fusion::Fusion;
+use crate::scope::Scope;
 use crate::text::reads_as_english;
 use crate::vector::{QueryModel, search_vectors};
 
@@ -38,24 +39,6 @@ const BM25_RERANK_WEIGHT: f32 = 1.0;
 /// At most this many fragments of one page among the first `CAP_WINDOW` results.
 const PER_PAGE: usize = 3;
 const CAP_WINDOW: usize = 5;
-
-/// The knobs of hybrid + rerank: how the BM25 and vector lists are fused and how much the
-/// rerank's lexical coverage counts.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Fusion {
-    /// Weight of the vector list's votes (BM25's are 1).
-    pub vector_weight: f32,
-    /// Weight of lexical coverage in the rerank, in units of a first-place vote.
-    pub rerank_weight: f32,
-    /// The reciprocal-rank constant: smaller trusts the top of each list more.
-    pub rrf_c: f32,
-}
-
-impl Fusion {
-    /// What [`SHIPPED`] uses: chosen on the dev halves of every question set by
-    /// `eval --cross eval/corpora.json` (best mean dev MRR over a 90-point grid).
-    pub const SHIPPED: Fusion = crate::answer::shipped::FUSION;
-}
 
 /// Ranks fragments for a question with the shipped method and returns the best `k`.
 pub fn retrieve(index: &Index, model: Option<&QueryModel>, question: &str, k: usize) -> Vec<Hit> {

@@ -3,13 +3,14 @@
 //!
 //! A reader renders what the site shows and nothing else: the title, the language, headings with
 //! the anchor ids the site gives them, and blocks of plain text (paragraphs, list items, quotes,
-//! code, tables). Readers live where their dependencies may: the light reader ([`LightReader`],
-//! for "your documents") here, since it must stay small for the wasm budget; the markdown and
+//! code, tables). Readers live where their dependencies may: the light reader (`LightReader`,
+//! for "your documents") next to its parser in `plain.rs`, since it must stay small for the wasm budget; the markdown and
 //! HTML readers in `onrecord-sources`, which may read files.
 
 use std::fmt;
 
-use crate::page::PageKind;
+use serde::{Deserialize, Serialize};
+
 use crate::text::Lang;
 
 /// A document as a reader hands it to the core.
@@ -171,19 +172,33 @@ pub trait Reader {
     fn read(&self, path: &str, text: &str) -> Result<Read, ReadError>;
 }
 
-/// The light reader: a small line-based markdown reader for a visitor's own notes (see
-/// `plain.rs`; `onrecord-sources` has the full markdown reader, and a conformance test lists
-/// where the two may differ).
-#[derive(Debug, Clone, Copy)]
-pub struct LightReader {
-    /// The language of the notes.
-    pub lang: Lang,
+/// What kind of page a document is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum PageKind {
+    /// Prose that explains: guides, reference, FAQ.
+    Page,
+    /// Release notes or a changelog.
+    ReleaseNotes,
+    /// An index, table of contents or generated list.
+    Listing,
 }
 
-impl Reader for LightReader {
-    fn read(&self, path: &str, text: &str) -> Result<Read, ReadError> {
-        Ok(Read::Page(Page::of(crate::plain::parse(
-            path, text, self.lang,
-        ))))
+impl PageKind {
+    /// Parses a site owner's marking (frontmatter `kind:`), e.g. `release-notes`.
+    pub fn from_name(name: &str) -> Option<PageKind> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "page" | "guide" | "reference" => Some(PageKind::Page),
+            "release-notes" | "release notes" | "changelog" | "changes" | "news" => {
+                Some(PageKind::ReleaseNotes)
+            }
+            "listing" | "index" | "list" => Some(PageKind::Listing),
+            _ => None,
+        }
+    }
+
+    /// Whether this kind is quoted only for questions about versions or changes.
+    pub fn is_noise(self) -> bool {
+        self != PageKind::Page
     }
 }

@@ -2,7 +2,7 @@
 //! decline model (a logistic model over the evidence features, fit by the eval harness on the
 //! dev halves of the question sets) and the confidence cut points on its probability.
 
-use crate::retrieve::Fusion;
+use crate::fusion::Fusion;
 
 /// How many evidence features the decline model weighs.
 pub const N_FEATURES: usize = 10;
@@ -104,17 +104,4 @@ pub struct AnswerConfig {
     pub top_k: usize,
     /// The knobs of the shipped retrieval (hybrid + rerank).
     pub fusion: Fusion,
-}
-
-impl AnswerConfig {
-    /// The settings the widget ships with: everything here is chosen on the dev halves of
-    /// every question set by `eval --cross eval/corpora.json` (see `eval/results/cross-corpus.md`).
-    pub const DEFAULT: AnswerConfig = AnswerConfig {
-        hybrid: crate::answer::shipped::HYBRID,
-        lexical: crate::answer::shipped::LEXICAL,
-        shape_weight: crate::answer::shipped::SHAPE_WEIGHT,
-        hint_floor: 0.5,
-        top_k: 5,
-        fusion: Fusion::SHIPPED,
-    };
 }

@@ -5,7 +5,6 @@ use super::config::{AnswerConfig, Features};
 use super::kind::{AskKind, ask_kind, gives_value_in_words, topic_subject};
 use super::quote::{Pick, Preference, Wanted, only_version_notes, pick, union, weight};
 use super::results::{self, Correction, SectionHit};
-use super::turn::Scope;
 use super::{Decline, Quote, Section, citation};
 use crate::bm25::{Hit, QueryTerm, best_first, insert_sorted, query_terms};
 use crate::collection::asks_about_decisions;
@@ -13,6 +12,7 @@ use crate::format::{Fragment, Index, RoutingHint};
 use crate::page::asks_about_changes;
 use crate::question::check_question;
 use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
+use crate::scope::Scope;
 use crate::text::{Analyzer, Lang, foreign_language, is_stopword, tokens};
 use crate::vector::{QueryModel, similarity};
 

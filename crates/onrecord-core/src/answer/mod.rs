@@ -39,8 +39,9 @@ pub use self::results::{
     Correction, MAX_PER_PAGE, MAX_RESULTS, Search, SectionHit, search, search_in,
 };
 pub use self::turn::{
-    FollowUp, MAX_CONTEXT_FRAGMENTS, MAX_CONTEXT_QUESTION, Scope, Turn, TurnContext, resolve,
+    FollowUp, MAX_CONTEXT_FRAGMENTS, MAX_CONTEXT_QUESTION, Turn, TurnContext, resolve,
 };
+pub use crate::scope::Scope;
 
 /// What kind of reply this is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,10 +1,10 @@
-//! The shipped decline models, quote-shape weight and fusion knobs, as `eval --cross
+//! The shipped configuration (decline models, quote-shape weight and fusion knobs), as `eval --cross
 //! eval/corpora.json --write-shipped` fits them on the dev halves of every question set (this
 //! file is written by it). The cross-corpus table in `eval/results/cross-corpus.md` shows
 //! what the same procedure gives on each corpus when that corpus is left out of the fit.
 
-use super::config::DeclineModel;
-use crate::retrieve::Fusion;
+use super::config::{AnswerConfig, DeclineModel};
+use crate::fusion::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
@@ -79,3 +79,21 @@ pub(crate) const FUSION: Fusion = Fusion {
     rerank_weight: 2.0,
     rrf_c: 20.0,
 };
+
+impl Fusion {
+    /// The fusion knobs the shipped retrieval uses (`FUSION` above).
+    pub const SHIPPED: Fusion = FUSION;
+}
+
+impl AnswerConfig {
+    /// The settings the widget ships with: the models and knobs above, fit on the dev halves of
+    /// every question set by `eval --cross eval/corpora.json` (see `eval/results/cross-corpus.md`).
+    pub const DEFAULT: AnswerConfig = AnswerConfig {
+        hybrid: HYBRID,
+        lexical: LEXICAL,
+        shape_weight: SHAPE_WEIGHT,
+        hint_floor: 0.5,
+        top_k: 5,
+        fusion: FUSION,
+    };
+}

@@ -14,6 +14,7 @@
 use crate::chunk::shorten;
 use crate::format::{FORMAT_VERSION, Index};
 use crate::question::MAX_QUESTION_CHARS;
+use crate::scope::{Scope, is_decision};
 use crate::text::{Analyzer, Lang, is_stopword, tokens};
 
 /// The longest previous question a context may carry (bytes); a longer one is refused.
@@ -83,59 +84,6 @@ impl FollowUp {
             self,
             FollowUp::Refinement | FollowUp::Explanation | FollowUp::Pronoun
         )
-    }
-}
-
-/// The pages a question is restricted to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Scope {
-    /// Indices into [`Index::docs`], sorted.
-    pub docs: Vec<u32>,
-}
-
-impl Scope {
-    /// The pages of a decisions collection, and the others.
-    pub fn split_decisions(&self, index: &Index) -> (Scope, Scope) {
-        let (decisions, pages): (Vec<u32>, Vec<u32>) =
-            self.docs.iter().partition(|&&d| is_decision(index, d));
-        (Scope { docs: decisions }, Scope { docs: pages })
-    }
-
-    /// One part of a site, as a widget's `data-scope` names it (versioned docs): with a leading
-    /// `/`, the pages whose URL path begins with it (`/v2/`); else the pages of the collection
-    /// of that name. A name no page matches gives no pages.
-    pub fn part(index: &Index, name: &str) -> Scope {
-        let prefix = name.strip_prefix('/');
-        let collection = (0..index.collections.len() as u32)
-            .find(|&c| index.collection(c).is_some_and(|c| c.name == name));
-        let docs = (0..index.docs.len() as u32)
-            .filter(|&d| {
-                index.docs.get(d as usize).is_some_and(|doc| match prefix {
-                    // Page URLs are site paths, with or without their leading '/'.
-                    Some(p) => doc.url.trim_start_matches('/').starts_with(p),
-                    None => collection.is_some() && doc.collection == collection,
-                })
-            })
-            .collect();
-        Scope { docs }
-    }
-
-    /// The pages of both scopes.
-    pub fn and(&self, other: &Scope) -> Scope {
-        let docs = self
-            .docs
-            .iter()
-            .filter(|d| other.docs.binary_search(d).is_ok())
-            .copied()
-            .collect();
-        Scope { docs }
-    }
-
-    /// Whether fragment `frag` lies on one of the pages.
-    pub fn contains(&self, index: &Index, frag: u32) -> bool {
-        index
-            .page_of(frag)
-            .is_some_and(|d| self.docs.binary_search(&d).is_ok())
     }
 }
 
@@ -299,11 +247,6 @@ fn explanation_scope(index: &Index, fragments: &[u32]) -> Scope {
         }
     }
     Scope { docs }
-}
-
-/// Whether page `doc` belongs to a decisions collection.
-fn is_decision(index: &Index, doc: u32) -> bool {
-    index.doc(doc).is_some_and(|d| index.in_decisions(d))
 }
 
 /// One word of a question: lowercased, with its byte range and whether it was capitalised
