@@ -105,6 +105,11 @@ impl Config {
         Ok(config)
     }
 
+    /// Whether both declare the same collections and folder rules (where they were read aside).
+    pub(crate) fn declares_same(&self, other: &Config) -> bool {
+        self.collections == other.collections && self.folders == other.folders
+    }
+
     /// The collection a folder rule gives the page at `rel` (relative to the corpus root).
     pub(crate) fn collection_for(&self, rel: &str) -> Option<&str> {
         self.folders

@@ -207,12 +207,25 @@ pub fn build_reporting(
     };
     let config = match &options.collections {
         None => config::Config::load(root)?,
-        Some(_) if root.join(CONFIG_FILE).exists() => bail!(
-            "{}: collections are declared here and in the build's settings (onrecord.toml); \
-             keep one (onrecord.yml is the older place)",
-            root.join(CONFIG_FILE).display()
-        ),
-        Some(rules) => config::Config::from_rules(rules)?,
+        Some(rules) => {
+            let settings = config::Config::from_rules(rules)?;
+            // The same collections in both, as `onrecord init` leaves them, build; different
+            // ones would leave it unsaid which holds.
+            if root.join(CONFIG_FILE).exists() {
+                if !config::Config::load(root)?.declares_same(&settings) {
+                    bail!(
+                        "{}: collections are declared here and in the build's settings \
+                         (onrecord.toml), differently; keep one (onrecord.yml is the older place)",
+                        root.join(CONFIG_FILE).display()
+                    );
+                }
+                report.warnings.push(format!(
+                    "{} repeats the collections of the build's settings (onrecord.toml): delete it",
+                    root.join(CONFIG_FILE).display()
+                ));
+            }
+            settings
+        }
     };
     let input = Input::detect(&files, &private_prefix);
     report.input = input;
