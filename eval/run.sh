@@ -7,8 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=../shared/corpora
+# The adaptation reports need build-index's experiments; every other report runs the shipped build.
+cargo build --quiet --release -p eval --features experiments
+cp target/release/eval target/release/eval-experiments
 cargo build --quiet --release -p eval
 bin=target/release/eval
+lab=target/release/eval-experiments
 mkdir -p eval/results
 # Vectors as build-index makes them for the demo (scripts/setup.sh fetches the teacher).
 model=(--teacher target/models/all-minilm-l6-v2 --model-dir build-index/model)
@@ -20,9 +24,9 @@ echo eval/results/cross-corpus.md
 echo eval/results/cross-corpus-lexical.md
 # Site adaptation of the query model (opt-in, not shipped): its knobs by dev halves, then the
 # cross-corpus report with every corpus's own adapted table.
-"$bin" --cross eval/corpora.json --adapt-sweep --markdown eval/results/adapt-sweep.md "${model[@]}" > /dev/null
+"$lab" --cross eval/corpora.json --adapt-sweep --markdown eval/results/adapt-sweep.md "${model[@]}" > /dev/null
 echo eval/results/adapt-sweep.md
-"$bin" --cross eval/corpora.json --adapt --markdown eval/results/cross-corpus-adapt.md --json eval/results/cross-corpus-adapt.json "${model[@]}" > /dev/null
+"$lab" --cross eval/corpora.json --adapt --markdown eval/results/cross-corpus-adapt.md --json eval/results/cross-corpus-adapt.json "${model[@]}" > /dev/null
 echo eval/results/cross-corpus-adapt.md
 
 # The long sets also score a typo copy (--typos 7: one typo per question, seeded).

@@ -14,7 +14,7 @@ model=target/models/multilingual-e5-small
 work=target/check-e5
 mkdir -p "$work"
 cc -O3 -march=native -fopenmp -shared -fPIC -o "$work/libe5.so" "$model/e5.c" -lm
-cargo run --quiet --release -p build-index --example e5_vectors -- \
+cargo run --quiet --release -p build-index --features experiments --example e5_vectors -- \
   "$model" ../shared/corpora/rust-reference "$n" eval/questions/*.json > "$work/ours.jsonl"
 OMP_NUM_THREADS=1 python3 - "$work/libe5.so" "$model/e5-small-q4.bin" "$work/ours.jsonl" <<'PY'
 import ctypes, json, sys

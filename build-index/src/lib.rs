@@ -5,6 +5,7 @@
 //! after that lives in `onrecord-core`. The eval harness calls [`build`] so that it indexes
 //! exactly as this CLI does.
 
+#[cfg(feature = "experiments")]
 mod adapt;
 mod config;
 mod embed;
@@ -20,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use onrecord_core::{
-    Bm25Params, Index, IndexBuilder, IndexSettings, Lang, Page, PageKind, QueryModel, Read, Reader,
+    Bm25Params, Index, IndexBuilder, IndexSettings, Lang, Page, PageKind, Read, Reader,
     RoutingHint, ShardSizes, ShardedFiles, SourceDoc, SourceSection, VectorIndex, VectorLists,
     chunk, page_kind,
 };
@@ -30,13 +31,16 @@ use onrecord_sources::{
 };
 use sha2::{Digest, Sha256};
 
+#[cfg(feature = "experiments")]
 pub use crate::adapt::{Adapt, AdaptStats, MAX_NEGATIVES, MAX_QUERIES, adapt, pseudo_queries};
 pub use crate::config::{
     CONFIG_FILE, CollectionRule, RuleError, check_collections, yml_collections,
 };
+#[cfg(feature = "experiments")]
+pub use crate::embed::CandleBert;
 pub use crate::embed::{
-    CandleBert, DEFAULT_CACHE_DIR, E5_FILE, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS,
-    ModelFiles, QueryModelFiles, Teacher,
+    DEFAULT_CACHE_DIR, E5_FILE, EmbedOptions, EmbedStats, Embedder, MAX_TOKENS, ModelFiles,
+    QueryModelFiles, Teacher,
 };
 pub use crate::progress::{Progress, Silent, Stage};
 pub use crate::random::SplitMix;
@@ -56,7 +60,9 @@ pub struct Options {
     pub stemming: bool,
     /// Names of the site or its author, which questions use to mean "these pages".
     pub site_names: Vec<String>,
-    /// With vectors: adapt the query model to the site's own text (`None`: copy it as is).
+    /// With vectors: adapt the query model to the site's own text (`None`: copy it as is; an
+    /// experiment, built with the `experiments` feature only).
+    #[cfg(feature = "experiments")]
     pub adapt: Option<Adapt>,
     /// Files or folders (relative to the corpus root, `/`-separated, with `*`, `?` and `**`
     /// wildcards) that are not read: a vendored theme's pages, an archive of old versions.
@@ -78,6 +84,7 @@ impl Options {
             fragment_chars: 800,
             stemming: true,
             site_names: Vec::new(),
+            #[cfg(feature = "experiments")]
             adapt: None,
             exclude: Vec::new(),
             include_root: None,
@@ -118,6 +125,7 @@ pub struct Report {
     /// What embedding the fragments did (when built with vectors).
     pub embedding: Option<EmbedStats>,
     /// What adapting the query model to the site did (when asked for).
+    #[cfg(feature = "experiments")]
     pub adaptation: Option<AdaptStats>,
     /// Pages set aside from quoted answers (release notes, listings), with their kind and
     /// whether the site owner declared it.
@@ -444,17 +452,24 @@ pub fn build_reporting(
     if let Some(embedder) = embedder {
         let (embedded, stats) =
             embedder.embed_fragments_reporting(&embedding_texts(&index), progress)?;
-        let (model, checksum) = match &options.adapt {
+        #[cfg(feature = "experiments")]
+        let adapt = &options.adapt;
+        #[cfg(not(feature = "experiments"))]
+        let adapt: &Option<std::convert::Infallible> = &None;
+        let (model, checksum) = match adapt {
+            #[cfg(feature = "experiments")]
             Some(knobs) => {
                 let (bytes, adapted) =
                     adapt::adapt(&embedder.query_model_bytes, &index, &embedded, knobs)
                         .context("cannot adapt the query model to the site")?;
                 report.adaptation = Some(adapted);
-                let checksum = QueryModel::from_bytes(&bytes)
+                let checksum = onrecord_core::QueryModel::from_bytes(&bytes)
                     .map_err(|e| anyhow::anyhow!("adapted query model: {e}"))?
                     .checksum();
                 (bytes, checksum)
             }
+            #[cfg(not(feature = "experiments"))]
+            Some(never) => match *never {},
             None => (
                 embedder.query_model_bytes.clone(),
                 embedder.query_model_checksum,
@@ -1287,6 +1302,7 @@ impl fmt::Display for Report {
                 "embedding         none (no --teacher/--model-dir): lexical retrieval only"
             )?,
         }
+        #[cfg(feature = "experiments")]
         if let Some(a) = &self.adaptation {
             writeln!(
                 f,

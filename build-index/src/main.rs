@@ -6,8 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use build_index::{
-    Adapt, EmbedOptions, Embedder, Layout, ModelFiles, Options, build_with, write_atomically,
-    write_layout,
+    EmbedOptions, Embedder, Layout, ModelFiles, Options, build_with, write_atomically, write_layout,
 };
 use onrecord_core::{Lang, ShardSizes};
 
@@ -29,7 +28,7 @@ with more .html pages than markdown pages is read as a built site) — and write
   --model-dir DIR       folder with query-model.onq and doc-projection.bin (with --teacher);
                         query-model.onq is written next to the index for the browser
                         (gzip-compressed)
-  --adapt               adapt the query model to the site's own headings and first sentences
+  --adapt               (with the `experiments` feature) adapt the query model to the site's own headings and first sentences
                         (with --teacher); the adapted copy is written next to the index
   --embed-cache DIR     folder of the embedding cache, so a rebuild embeds only fragments whose
                         text changed (default: target/embed-cache)
@@ -77,7 +76,8 @@ fn run() -> Result<()> {
             "--no-embed-cache" => embed.cache_dir = None,
             "--shards" => layout = Layout::Sharded,
             "--single" => layout = Layout::Single,
-            "--adapt" => options.adapt = Some(Adapt::STANDARD),
+            #[cfg(feature = "experiments")]
+            "--adapt" => options.adapt = Some(build_index::Adapt::STANDARD),
             "--private-dir" => options.private_dir = value("--private-dir")?,
             "--site-name" => options.site_names.push(value("--site-name")?),
             "--exclude" => options.exclude.push(value("--exclude")?),
@@ -112,6 +112,7 @@ fn run() -> Result<()> {
             &ModelFiles { teacher, model_dir },
             &embed,
         )?),
+        #[cfg(feature = "experiments")]
         (None, None) if options.adapt.is_some() => bail!("--adapt needs --teacher and --model-dir"),
         (None, None) => None,
         _ => bail!("--teacher and --model-dir go together"),

@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use build_index::{
-    Build, CandleBert, EmbedOptions, Embedder, MAX_TOKENS, ModelFiles, Options, Teacher,
-    build_with, embedding_texts,
+    Build, EmbedOptions, Embedder, ModelFiles, Options, build_with, embedding_texts,
 };
+#[cfg(feature = "experiments")]
+use build_index::{CandleBert, MAX_TOKENS, Teacher};
 
 fn files() -> ModelFiles {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -81,6 +82,8 @@ fn build(root: &Path, embedder: &Embedder) -> Build {
     build_with(root, &Options::standard(), Some(embedder)).unwrap()
 }
 
+/// The candle reference is an experiment (`--features experiments`).
+#[cfg(feature = "experiments")]
 #[test]
 fn the_encoder_agrees_with_candles_bert() {
     let files = files();

@@ -677,6 +677,7 @@ pub fn run(
             .map(QueryModel::from_bytes)
             .transpose()
             .map_err(|e| anyhow::anyhow!("{}: {e}", entry.name))?;
+        #[cfg(feature = "experiments")]
         if let Some(a) = &built.report.adaptation {
             eprintln!(
                 "cross: {} query model adapted in {:.1} s ({} pseudo-queries, {} rows, cos {:.3} -> {:.3} float, {:.3} requantised)",
@@ -878,7 +879,7 @@ pub fn run(
     let _ = writeln!(
         md,
         "Each corpus is left out in turn. Every knob — the fusion weights (by mean dev MRR), the quote-shape weight (by mean dev quote hit), the decline model's weights, threshold and confidence cut points (fit on the pooled dev rows) — is chosen on the **dev halves of the other corpora**; the left-out corpus is then scored on its **test half** (which nobody looked at while building the method) and on **all** its questions. Vectors: {}. Rates are fractions; one question moves a rate by 1/n (about 2 points on a test half of 45).\n",
-        if options.adapt.is_some() {
+        if adapted(options) {
             "yes (the shipped teacher; the query model adapted to each corpus's own text at build time)"
         } else if vectors {
             "yes (the shipped teacher and query model)"
@@ -1146,6 +1147,17 @@ pub fn run(
         json,
         shipped_rs: shipped_rs(&pooled.config, vectors),
     })
+}
+
+/// Whether the build adapts the query model to each corpus (an experiment).
+fn adapted(options: &Options) -> bool {
+    #[cfg(feature = "experiments")]
+    return options.adapt.is_some();
+    #[cfg(not(feature = "experiments"))]
+    {
+        let _ = options;
+        false
+    }
 }
 
 /// The source of `answer/shipped.rs` for `config`.

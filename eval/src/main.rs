@@ -18,6 +18,7 @@ mod followups;
 mod metrics;
 mod questions;
 mod report;
+#[cfg(feature = "experiments")]
 mod sweep;
 mod typos;
 mod visitor;
@@ -142,8 +143,11 @@ fn parse_args() -> Result<Args> {
     let mut answer = onrecord_core::AnswerConfig::DEFAULT;
     let mut teacher: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
+    #[cfg(feature = "experiments")]
     let mut adapt = options.adapt;
+    #[cfg(feature = "experiments")]
     let mut no_adapt = false;
+    #[cfg_attr(not(feature = "experiments"), allow(unused_mut))]
     let mut adapt_sweep = false;
     let mut sharded = false;
     let mut sharded_same_knobs = false;
@@ -206,22 +210,34 @@ fn parse_args() -> Result<Args> {
             "--hint-floor" => answer.hint_floor = parse_f32(&value("--hint-floor")?)?,
             "--teacher" => teacher = Some(PathBuf::from(value("--teacher")?)),
             "--model-dir" => model_dir = Some(PathBuf::from(value("--model-dir")?)),
+            #[cfg(feature = "experiments")]
             "--adapt" => adapt = Some(adapt.unwrap_or(build_index::Adapt::STANDARD)),
+            #[cfg(feature = "experiments")]
             "--no-adapt" => no_adapt = true,
+            #[cfg(feature = "experiments")]
             "--adapt-epochs" => knob(&mut adapt).epochs = parse_num(&value("--adapt-epochs")?)?,
+            #[cfg(feature = "experiments")]
             "--adapt-lr" => knob(&mut adapt).lr = parse_f32(&value("--adapt-lr")?)?,
+            #[cfg(feature = "experiments")]
             "--adapt-pull" => knob(&mut adapt).pull = parse_f32(&value("--adapt-pull")?)?,
+            #[cfg(feature = "experiments")]
             "--adapt-temperature" => {
                 knob(&mut adapt).temperature = parse_f32(&value("--adapt-temperature")?)?;
             }
+            #[cfg(feature = "experiments")]
             "--adapt-sweep" => adapt_sweep = true,
+            #[cfg(feature = "experiments")]
             "--adapt-headings-only" => knob(&mut adapt).first_sentences = false,
+            #[cfg(feature = "experiments")]
             "--adapt-site-negatives" => knob(&mut adapt).site_negatives = true,
             "--reference-teacher" => reference_teachers.push(value("--reference-teacher")?.into()),
             other => bail!("unexpected argument '{other}'\n\n{USAGE}"),
         }
     }
-    options.adapt = adapt.filter(|_| !no_adapt && !lexical);
+    #[cfg(feature = "experiments")]
+    {
+        options.adapt = adapt.filter(|_| !no_adapt && !lexical);
+    }
     if typos.is_some() && cross.is_some() {
         bail!("--typos scores one question set: give it with --corpus and --questions");
     }
@@ -270,10 +286,12 @@ fn parse_f32(s: &str) -> Result<f32> {
 }
 
 /// An --adapt-* knob turns adaptation on with the other knobs standard.
+#[cfg(feature = "experiments")]
 fn knob(adapt: &mut Option<build_index::Adapt>) -> &mut build_index::Adapt {
     adapt.get_or_insert(build_index::Adapt::STANDARD)
 }
 
+#[cfg(feature = "experiments")]
 fn parse_num(s: &str) -> Result<usize> {
     s.parse()
         .with_context(|| format!("'{s}' is not a whole number"))
@@ -331,6 +349,7 @@ fn run() -> Result<ExitCode> {
     }
     let embedder = load_embedder(&args)?;
     let built = build_with(&args.corpus, &args.options, embedder.as_ref())?;
+    #[cfg(feature = "experiments")]
     if let Some(a) = &built.report.adaptation {
         eprintln!(
             "query model adapted in {:.1} s ({} pseudo-queries, {} rows, cos {:.3} -> {:.3} float, {:.3} requantised)",
@@ -371,6 +390,7 @@ fn load_embedder(args: &Args) -> Result<Option<build_index::Embedder>> {
 fn cross(args: &Args, registry: &Path) -> Result<ExitCode> {
     let entries = cross::load_registry(registry, &root())?;
     let embedder = load_embedder(args)?;
+    #[cfg(feature = "experiments")]
     if args.adapt_sweep {
         let md = sweep::run(entries, &args.options, embedder.as_ref())?;
         print!("{md}");

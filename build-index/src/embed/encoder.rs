@@ -89,7 +89,11 @@ pub(crate) struct Encoder {
 /// looked up (multilingual-e5's 250,037 rows would take 384 MB as f32).
 pub(crate) enum WordTable {
     F32(Vec<f32>),
-    Q4 { blocks: Vec<u8>, rows: usize },
+    #[cfg(feature = "experiments")]
+    Q4 {
+        blocks: Vec<u8>,
+        rows: usize,
+    },
 }
 
 pub(crate) struct Norm {
@@ -131,6 +135,7 @@ impl WordTable {
     fn rows(&self, hidden: usize) -> usize {
         match self {
             WordTable::F32(rows) => rows.len() / hidden.max(1),
+            #[cfg(feature = "experiments")]
             WordTable::Q4 { rows, .. } => *rows,
         }
     }
@@ -145,6 +150,7 @@ impl WordTable {
                     *o += w;
                 }
             }
+            #[cfg(feature = "experiments")]
             WordTable::Q4 { blocks, .. } => {
                 let row_bytes = h / Q4_VALUES * Q4_BYTES;
                 let row = &blocks[id * row_bytes..(id + 1) * row_bytes];
@@ -162,11 +168,14 @@ impl WordTable {
 }
 
 /// Values per 4-bit block, and its bytes: an f16 scale and 16 bytes of two 4-bit values each.
+#[cfg(feature = "experiments")]
 pub(crate) const Q4_VALUES: usize = 32;
+#[cfg(feature = "experiments")]
 pub(crate) const Q4_BYTES: usize = 18;
 
 /// The 32 values of a Q4_0 block (ggml's layout): byte j holds value j in its low nibble and
 /// value j + 16 in its high nibble, each `(nibble - 8) × scale`.
+#[cfg(feature = "experiments")]
 #[inline(always)]
 pub(crate) fn q4_block(block: &[u8]) -> [f32; Q4_VALUES] {
     let scale = half::f16::from_bits(u16::from_le_bytes([block[0], block[1]])).to_f32();

