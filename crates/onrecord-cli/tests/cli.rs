@@ -595,7 +595,7 @@ fn init_writes_the_settings_a_bare_build_follows() {
 }
 
 /// Collections move into onrecord.toml: `init` carries them over, and the old onrecord.yml
-/// alone still works with a deprecation note; both at once is an error.
+/// alone still works with a deprecation note; both at once build when they agree, else fail.
 #[test]
 fn collections_move_from_onrecord_yml_into_the_settings() {
     let dir = tempfile::tempdir().unwrap();
@@ -629,6 +629,17 @@ fn collections_move_from_onrecord_yml_into_the_settings() {
         settings.contains("[collections.decisions]\nfolders = [\"adr/\"]\ncap = 1\n"),
         "{settings}"
     );
+    // As init leaves them, the same collections in both build, with a note to delete the old.
+    let same = onrecord_in(dir.path(), &["build"]);
+    assert!(same.status.success(), "{}", text(&same.stderr));
+    let said = format!("{}{}", text(&same.stdout), text(&same.stderr));
+    assert!(said.contains("repeats the collections"), "{said}");
+    // Different ones leave it unsaid which holds: an error.
+    fs::write(
+        docs.join("onrecord.yml"),
+        "collections:\n  decisions:\n    folders: [adr/]\n    cap: 2\n",
+    )
+    .unwrap();
     let both = onrecord_in(dir.path(), &["build"]);
     assert_eq!(both.status.code(), Some(1));
     assert!(
