@@ -15,20 +15,7 @@ use onrecord_sources::{HtmlReader, MarkdownReader, is_html, is_markdown};
 fn normalize(s: &str) -> String {
     // Typography folded back to what authors type (mdBook and Sphinx render it), as the eval
     // harness compares evidence.
-    let folded: String = s
-        .chars()
-        .flat_map(|c| {
-            let typed: &[char] = match c {
-                '\u{2018}' | '\u{2019}' => &['\''],
-                '\u{201c}' | '\u{201d}' => &['"'],
-                '\u{2013}' => &['-', '-'],
-                '\u{2014}' => &['-', '-', '-'],
-                '\u{2026}' => &['.', '.', '.'],
-                _ => return vec![c],
-            };
-            typed.to_vec()
-        })
-        .collect();
+    let folded = onrecord_core::fold_typography(s);
     folded.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -81,7 +81,7 @@ impl Options {
         Options {
             private_dir: "private".into(),
             default_lang: Lang::English,
-            fragment_chars: 800,
+            fragment_chars: onrecord_core::FRAGMENT_CHARS,
             stemming: true,
             site_names: Vec::new(),
             #[cfg(feature = "experiments")]

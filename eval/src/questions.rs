@@ -108,23 +108,9 @@ pub fn load(path: &Path) -> Result<Vec<Question>> {
 }
 
 /// Whitespace collapsed to single spaces, lowercased, typography folded back to what authors
-/// type (’ → ', “ ” → ", – → --, — → ---, … → ...; Sphinx and mdBook render it, markdown does
-/// not): how phrases and fragments are compared.
+/// type (`onrecord_core::fold_typography`): how phrases and fragments are compared.
 pub fn normalize(s: &str) -> String {
-    let folded: String = s
-        .chars()
-        .flat_map(|c| {
-            let typed: &[char] = match c {
-                '\u{2018}' | '\u{2019}' | '\u{201a}' => &['\''],
-                '\u{201c}' | '\u{201d}' | '\u{201e}' => &['"'],
-                '\u{2013}' => &['-', '-'],
-                '\u{2014}' => &['-', '-', '-'],
-                '\u{2026}' => &['.', '.', '.'],
-                _ => return vec![c],
-            };
-            typed.to_vec()
-        })
-        .collect();
+    let folded = onrecord_core::fold_typography(s);
     folded
         .split_whitespace()
         .collect::<Vec<_>>()

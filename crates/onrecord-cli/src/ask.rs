@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use onrecord_core::{Answer, AnswerConfig, Citation, Decline, Mode, ask, asks_by_meaning};
 use serde_json::{Value, json};
 
-use crate::deploy;
+use crate::{deploy, messages};
 
 /// The index and (when present) query model a path names: an index file (or a sharded index's
 /// manifest, its shards beside it) with an optional `query-model.onq` beside it, a folder with
@@ -57,73 +57,6 @@ fn mode(answer: &Answer) -> &'static str {
     }
 }
 
-/// The decline's gate (the widget's names) and its reason in words.
-fn decline_reason(decline: &Decline) -> (&'static str, String) {
-    let quoted = |terms: &[String]| {
-        terms
-            .iter()
-            .map(|t| format!("‘{t}’"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let percent = |share: f32| (share.clamp(0.0, 1.0) * 100.0).round() as u32;
-    // As the widget says it (messages.js `gateOf`): with every word of the question covered,
-    // the decline model weighed the evidence as a whole, so no percentage explains it.
-    let weak = "the closest passage uses the question's words but does not answer it clearly enough to be quoted";
-    match decline {
-        Decline::NoContentWords => (
-            "no-content-words",
-            "the question has no content words".into(),
-        ),
-        Decline::NeverMentioned { terms } => (
-            "never-mentioned",
-            format!("no page mentions {}", quoted(terms)),
-        ),
-        Decline::Missing { terms } => (
-            "missing",
-            format!("the closest passage does not mention {}", quoted(terms)),
-        ),
-        Decline::Unsupported { coverage } if percent(*coverage) >= 100 => {
-            ("unsupported", weak.into())
-        }
-        Decline::BelowFloor { coverage, .. } if percent(*coverage) >= 100 => {
-            ("below-floor", weak.into())
-        }
-        Decline::Unsupported { coverage } => (
-            "unsupported",
-            format!(
-                "the best sentence carries only {}% of the question",
-                percent(*coverage)
-            ),
-        ),
-        Decline::NoAmount => (
-            "no-amount",
-            "the question asks for a number and the closest sentence gives none".into(),
-        ),
-        Decline::BelowFloor { coverage, meaning } => (
-            "below-floor",
-            match meaning {
-                Some(cos) => format!(
-                    "the best passage covers {}% of the question's words, meaning similarity {cos:.2}",
-                    percent(*coverage)
-                ),
-                None => format!(
-                    "the best passage covers only {}% of the question's words",
-                    percent(*coverage)
-                ),
-            },
-        ),
-        Decline::OtherLanguage { lang } => (
-            "other-language",
-            format!(
-                "the question reads as language '{}', and no page is in it",
-                lang.tag()
-            ),
-        ),
-        _ => ("other", "declined".into()),
-    }
-}
-
 fn cite(citation: &Citation) -> String {
     let place = if citation.section.is_empty() {
         citation.title.clone()
@@ -135,13 +68,9 @@ fn cite(citation: &Citation) -> String {
 
 fn to_text(answer: &Answer, vectors: bool) -> String {
     let mut out = String::new();
-    let matching = if vectors {
-        "words and meaning"
-    } else {
-        "words only"
-    };
+    let matching = messages::matched_by(vectors);
     if let Some(decline) = &answer.decline {
-        let (gate, reason) = decline_reason(decline);
+        let (gate, reason) = messages::decline(decline);
         out += &format!("declined ({gate}): {reason} [matched by {matching}]\n");
     } else {
         out += &format!(
@@ -167,13 +96,17 @@ fn to_text(answer: &Answer, vectors: bool) -> String {
     }
     for hint in &answer.hints {
         out += &format!(
-            "  a private note bears on it: {} ({}) <{}>\n",
-            hint.label, hint.locator, hint.url
+            "  {}: {} ({}) <{}>\n",
+            messages::PRIVATE_NOTE,
+            hint.label,
+            hint.locator,
+            hint.url
         );
     }
     if !answer.missing_terms.is_empty() {
         out += &format!(
-            "  words no page uses: {}\n",
+            "  {}: {}\n",
+            messages::WORDS_NO_PAGE_USES,
             answer.missing_terms.join(", ")
         );
     }
@@ -183,15 +116,11 @@ fn to_text(answer: &Answer, vectors: bool) -> String {
             .iter()
             .map(|c| format!("{} → {}", c.from, c.to))
             .collect();
-        out += &format!("  read as: {}\n", read.join(", "));
+        out += &format!("  {}: {}\n", messages::READ_AS, read.join(", "));
     }
     if !answer.results.is_empty() {
         // Results are never an answer: their own heading, no confidence.
-        out += if answer.decline.is_some() {
-            "results (not an answer; these sections may help):\n"
-        } else {
-            "results:\n"
-        };
+        out += messages::results_heading(answer.decline.is_some());
         for r in &answer.results {
             out += &format!(
                 "  {}\n    {}\n",
@@ -233,7 +162,7 @@ fn citation_json(c: &Citation) -> Value {
 
 fn to_json(answer: &Answer, vectors: bool) -> Value {
     let decline = answer.decline.as_ref().map(|decline| {
-        let (gate, reason) = decline_reason(decline);
+        let (gate, reason) = messages::decline(decline);
         let terms: &[String] = match decline {
             Decline::NeverMentioned { terms } | Decline::Missing { terms } => terms,
             _ => &[],
@@ -270,7 +199,6 @@ fn to_json(answer: &Answer, vectors: bool) -> Value {
 mod tests {
     use super::*;
 
-    /// A percentage explains a decline only when some of the question was not covered.
     #[test]
     fn highlights_are_bracketed_and_bad_ranges_skipped() {
         assert_eq!(
@@ -279,23 +207,5 @@ mod tests {
         );
         assert_eq!(marked("é and", &[(1, 2), (3, 6)]), "é [and]");
         assert_eq!(marked("ab", &[(0, 9)]), "ab");
-    }
-
-    #[test]
-    fn a_fully_covered_decline_is_not_explained_by_a_percentage() {
-        let (gate, full) = decline_reason(&Decline::Unsupported { coverage: 1.0 });
-        assert_eq!(gate, "unsupported");
-        assert!(
-            !full.contains('%') && full.contains("clearly enough"),
-            "{full}"
-        );
-        let (gate, full) = decline_reason(&Decline::BelowFloor {
-            coverage: 1.0,
-            meaning: Some(0.4),
-        });
-        assert_eq!(gate, "below-floor");
-        assert!(!full.contains('%'), "{full}");
-        let (_, part) = decline_reason(&Decline::Unsupported { coverage: 0.4 });
-        assert!(part.contains("only 40%"), "{part}");
     }
 }

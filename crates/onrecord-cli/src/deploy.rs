@@ -26,8 +26,7 @@ const HASHED_EXTS: [&str; 6] = [".js", ".css", ".wasm.gz", ".wasm", ".onr", ".on
 /// `stem.<first 10 hex of sha256>ext`, as site.mjs names files.
 pub(crate) fn hashed(stem: &str, ext: &str, bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{stem}.{}{ext}", &hex[..HASH_LEN])
+    format!("{stem}.{}{ext}", &onrecord_core::hex(&digest)[..HASH_LEN])
 }
 
 /// Splits `stem.<10 hex>.ext` into stem and ext; `None` for names without a content hash.

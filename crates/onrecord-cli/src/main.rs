@@ -9,6 +9,7 @@ mod config;
 mod deploy;
 mod gaps;
 mod init;
+mod messages;
 mod progress;
 mod serve;
 mod teacher;
@@ -22,7 +23,7 @@ use build_index::{
     EmbedOptions, Embedder, Layout, ModelFiles, Options, QueryModelFiles, build_reporting,
 };
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use onrecord_core::{Lang, ShardSizes};
+use onrecord_core::{FRAGMENT_CHARS, Lang, ShardSizes};
 
 use crate::config::Settings;
 use crate::progress::{Mode, Shown};
@@ -115,8 +116,7 @@ struct BuildArgs {
     /// Language of pages without a `lang` field or `<html lang>` (default: en).
     #[arg(long)]
     lang: Option<String>,
-    /// Fragment size in characters (default: 800).
-    #[arg(long)]
+    #[arg(long, help = format!("Fragment size in characters (default: {FRAGMENT_CHARS})"))]
     fragment_chars: Option<usize>,
     /// Adapt the query model to the site's own headings and first sentences (with vectors);
     /// the folder gets the adapted copy. An experiment: built with the `experiments` feature.
@@ -319,7 +319,7 @@ fn build(args: &BuildArgs) -> Result<()> {
         fragment_chars: args
             .fragment_chars
             .or(settings.fragment_chars)
-            .unwrap_or(800),
+            .unwrap_or(FRAGMENT_CHARS),
         site_names: flags_or(&args.site_name, &settings.site_names),
         exclude: flags_or(&args.exclude, &settings.exclude),
         include_root: args.include_root.clone().or(settings.include_root.clone()),

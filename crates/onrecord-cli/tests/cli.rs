@@ -184,10 +184,7 @@ fn check_verifies_the_index_checksum_not_only_its_name() {
     let mut bytes = fs::read(&index).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 0xff;
-    let digest: String = Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = onrecord_core::hex(&Sha256::digest(&bytes));
     let new_name = format!("index.{}.onr", &digest[..10]);
     fs::remove_file(&index).unwrap();
     fs::write(dir.join(&new_name), &bytes).unwrap();

@@ -142,10 +142,7 @@ fn fake_wheel() -> Vec<u8> {
 }
 
 fn sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    onrecord_core::hex(&Sha256::digest(bytes))
 }
 
 fn onrecord(cache: &Path, index: &str, pin: &str, args: &[&str]) -> Output {

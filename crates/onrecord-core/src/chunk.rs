@@ -53,6 +53,10 @@ pub struct FragmentDraft {
     pub code: Vec<usize>,
 }
 
+/// The standard fragment size in characters: what a build uses unless told otherwise (the
+/// build library's `Options::standard`, the CLI's default, the harness).
+pub const FRAGMENT_CHARS: usize = 800;
+
 /// Cuts `doc` into fragments of at most `max_chars` characters (at least 80).
 pub fn chunk(doc: &SourceDoc, max_chars: usize) -> Vec<FragmentDraft> {
     let max_chars = max_chars.max(80);

@@ -93,7 +93,7 @@ impl IndexSettings {
     pub const STANDARD: IndexSettings = IndexSettings {
         bm25: Bm25Params::DEFAULT,
         stemming: true,
-        fragment_chars: 800,
+        fragment_chars: crate::chunk::FRAGMENT_CHARS as u32,
     };
 }
 

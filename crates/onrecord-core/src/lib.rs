@@ -48,6 +48,7 @@ mod collection;
 mod crc;
 mod format;
 mod fusion;
+mod hex;
 mod page;
 mod plain;
 mod question;
@@ -70,16 +71,19 @@ pub use crate::answer::{
     explore, resolve, search as search_sections, search_in as search_sections_in, section_url,
 };
 pub use crate::bm25::{Hit, IndexBuilder, QueryTerm, query_terms, search};
-pub use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, chunk, shorten};
+pub use crate::chunk::{
+    FRAGMENT_CHARS, FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, chunk, shorten,
+};
 pub use crate::collection::{Collection, asks_about_decisions};
 pub use crate::format::{
     Bm25Params, DecodeError, Doc, EncodeError, FORMAT_VERSION, Fragment, HEADER_LEN, Index,
     IndexSettings, MAGIC, RoutingHint, Sharding, TermPostings, VectorIndex,
 };
 pub use crate::fusion::Fusion;
+pub use crate::hex::hex;
 pub use crate::page::{asks_about_changes, page_kind};
 pub use crate::plain::{
-    LightReader, MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents,
+    LightReader, MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents, slug,
 };
 pub use crate::question::{MAX_QUESTION_CHARS, QuestionError, check_question};
 pub use crate::retrieve::{
@@ -94,7 +98,7 @@ pub use crate::shard::{
 pub use crate::source::{
     Block, BlockKind, Page, PageKind, Read, ReadError, Reader, SourceDoc, SourceSection,
 };
-pub use crate::text::{Analyzer, Lang, Stemmer, is_stopword, tokens};
+pub use crate::text::{Analyzer, Lang, Stemmer, fold_typography, is_stopword, tokens};
 pub use crate::vector::{
     MODEL_VERSION, QueryModel, QueryModelError, encode_query_model, encode_query_model_rows,
     quantize_row, search_vectors,

@@ -289,9 +289,9 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// The anchor slug of a heading, as `build-index` makes it: lowercase, spaces to `-`, only
-/// alphanumerics, `-` and `_` kept.
-pub(crate) fn slug(heading: &str) -> String {
+/// The anchor slug GitHub-style renderers give a heading, the one definition the readers
+/// share: lowercase, spaces to `-`, only alphanumerics, `-` and `_` kept.
+pub fn slug(heading: &str) -> String {
     heading
         .trim()
         .to_lowercase()

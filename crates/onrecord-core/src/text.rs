@@ -449,6 +449,25 @@ const PORTUGUESE_STOPWORDS: &[&str] = &[
     "seu", "sua", "são", "tem", "um", "uma", "você", "à", "é",
 ];
 
+/// Typography folded back to what authors type: ‘ ’ ‚ → ', “ ” „ → ", – → --, — → ---, … → ...
+/// (Sphinx and mdBook render it, markdown does not). How the harness and the reader comparison
+/// line up a generator's page with its source; the engine does not use it.
+pub fn fold_typography(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let typed: &[char] = match c {
+                '\u{2018}' | '\u{2019}' | '\u{201a}' => &['\''],
+                '\u{201c}' | '\u{201d}' | '\u{201e}' => &['"'],
+                '\u{2013}' => &['-', '-'],
+                '\u{2014}' => &['-', '-', '-'],
+                '\u{2026}' => &['.', '.', '.'],
+                _ => return vec![c],
+            };
+            typed.to_vec()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

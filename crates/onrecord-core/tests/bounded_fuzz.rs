@@ -5,14 +5,11 @@
 
 mod support;
 
-use onrecord_core::{
-    AnswerConfig, Block, BlockKind, HEADER_LEN, Index, IndexBuilder, IndexSettings, Lang,
-    PlainFile, QueryModel, SourceDoc, SourceSection, VectorIndex, ask, chunk, encode_query_model,
-    index_documents,
-};
+use onrecord_core::{HEADER_LEN, Index, Lang, PlainFile, QueryModel, index_documents};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
-use support::invariants::{check_answer, check_verified};
+use support::fixture::{QUESTIONS, ask_everything, fixture, model_bytes, with_header};
+use support::invariants::check_verified;
 
 fn fixed(cases: u32, seed: u64) -> ProptestConfig {
     ProptestConfig {
@@ -21,127 +18,6 @@ fn fixed(cases: u32, seed: u64) -> ProptestConfig {
         failure_persistence: None,
         ..ProptestConfig::default()
     }
-}
-
-/// Questions that reach the fixture's fragments (and some that reach nothing).
-const QUESTIONS: &[&str] = &[
-    "How much does delivery cost in zone 2?",
-    "When does the refund arrive?",
-    "What does it weigh?",
-    "Which battery, and what does it cost?",
-    "Erstattung Werktagen",
-    "",
-    "zone zone zone fee fee",
-];
-
-/// A small index whose fragments have several sentences, neighbours that refer back or
-/// introduce a list, a table, code and vectors: what `ask` walks through.
-fn fixture() -> Index {
-    let page = |path: &str, title: &str, lang, heading: &str, blocks: Vec<Block>| SourceDoc {
-        path: path.into(),
-        url: format!("/{path}/"),
-        title: title.into(),
-        lang,
-        themes: vec!["cargo".into()],
-        collection: None,
-        sections: vec![SourceSection {
-            heading_path: vec![heading.into()],
-            anchor: heading.to_lowercase(),
-            blocks,
-        }],
-    };
-    let docs = [
-        page(
-            "delivery",
-            "Delivery",
-            Lang::English,
-            "Fees",
-            vec![
-                Block::paragraph(
-                    "Delivery is by van. It costs EUR 95 in zone 2. Zone 1 is free. The fee covers:",
-                ),
-                Block {
-                    kind: BlockKind::ListItem,
-                    text: "carrying the bike to your door".into(),
-                },
-                Block {
-                    kind: BlockKind::Table,
-                    text: "Zone | Fee\n1 | 0\n2 | 95".into(),
-                },
-            ],
-        ),
-        page(
-            "battery",
-            "Battery",
-            Lang::English,
-            "Weight",
-            vec![
-                Block::paragraph(
-                    "The battery weighs 4 kg. It costs EUR 640. This includes a charger.",
-                ),
-                Block {
-                    kind: BlockKind::Code,
-                    text: "larkctl battery show --weight".into(),
-                },
-            ],
-        ),
-        page(
-            "rueckgabe",
-            "Rückgabe",
-            Lang::German,
-            "Erstattung",
-            vec![Block::paragraph(
-                "Die Erstattung kommt innerhalb von 10 Werktagen. Sie gilt für Räder und Teile.",
-            )],
-        ),
-    ];
-    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
-    builder.name_site(&["Larkspur".into()]);
-    for doc in &docs {
-        builder.add(doc, &chunk(doc, 80));
-    }
-    let mut index = builder.finish();
-    let mut vectors = VectorIndex::new(model_checksum(), 4);
-    for i in 0..index.fragments.len() {
-        vectors.push(&[1.0, i as f32, -0.5, 0.25]);
-    }
-    index.vectors = Some(vectors);
-    index
-}
-
-fn model_bytes() -> Vec<u8> {
-    let vocab: Vec<String> = ["[UNK]", "delivery", "refund", "battery", "cost", "##s"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    encode_query_model(
-        &vocab,
-        4,
-        &[
-            (1, vec![1.0, 0.0, 0.0, 0.5]),
-            (2, vec![0.0, 1.0, 0.0, 0.0]),
-            (3, vec![0.0, 0.2, 1.0, 0.0]),
-            (5, vec![0.1, 0.1, 0.1, 0.1]),
-        ],
-    )
-}
-
-fn model_checksum() -> u32 {
-    QueryModel::from_bytes(&model_bytes())
-        .expect("the toy model decodes")
-        .checksum()
-}
-
-fn ask_everything(index: &Index, model: Option<&QueryModel>) {
-    for question in QUESTIONS {
-        check_answer(index, &ask(index, model, question, &AnswerConfig::DEFAULT));
-    }
-}
-
-/// Index bytes around `payload` with its length and checksum recomputed, so edits reach the
-/// decoder instead of stopping at the checksum.
-fn with_header(payload: &[u8]) -> Vec<u8> {
-    support::frame::framed(b"ONRINDEX", onrecord_core::FORMAT_VERSION, [0; 32], payload)
 }
 
 /// A byte-level edit.

@@ -19,7 +19,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use http_body_util::LengthLimitError;
-use onrecord_core::{FORMAT_VERSION, Index, MAX_QUESTION_CHARS, QuestionError, check_question};
+use onrecord_core::{
+    FORMAT_VERSION, Index, MAX_QUESTION_CHARS, QuestionError, check_question, hex,
+};
 use serde::Serialize;
 use serde_json::json;
 use tokio::net::TcpListener;
@@ -121,10 +123,6 @@ impl Proxy {
     {
         listen::serve_io(self.router(), &self.state.cfg, io, peer).await;
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A question shorter than this is refused before it costs a model call.

@@ -24,7 +24,7 @@ use onrecord_core::{
 };
 
 pub use crate::html::{BODY_MARKER, HtmlReader, has_body_marker, html_url_for};
-pub use crate::markdown::slug;
+pub use onrecord_core::slug;
 
 /// Whether a path names a markdown page.
 pub fn is_markdown(rel: &str) -> bool {

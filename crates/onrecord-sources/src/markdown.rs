@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use onrecord_core::{Block, BlockKind, SourceSection};
+use onrecord_core::{Block, BlockKind, SourceSection, slug};
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// A parsed page body: its first `#` heading (if any) and its sections.
@@ -263,21 +263,6 @@ fn is_line_break(html: &str) -> bool {
 /// Collapses runs of whitespace into single spaces and trims.
 fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The anchor slug GitHub-style renderers give a heading: lowercase, spaces to hyphens,
-/// punctuation other than `-` and `_` dropped.
-pub fn slug(heading: &str) -> String {
-    heading
-        .trim()
-        .to_lowercase()
-        .chars()
-        .filter_map(|c| match c {
-            ' ' => Some('-'),
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-            _ => None,
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -190,11 +190,7 @@ impl Engine {
     #[wasm_bindgen(unchecked_return_type = "IndexInfoDto")]
     pub fn info(&self) -> Result<JsValue, JsError> {
         let index = self.index();
-        let hash: String = index
-            .corpus_hash
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hash = onrecord_core::hex(&index.corpus_hash);
         to_js(&IndexInfoDto {
             documents: index.docs.len(),
             fragments: index.fragment_count() as usize,

@@ -100,12 +100,7 @@ pub struct Turn {
 
 /// The id a context carries for `index`: its first 8 corpus-hash bytes in hex.
 fn index_id(index: &Index) -> String {
-    index
-        .corpus_hash
-        .iter()
-        .take(8)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hex::hex(&index.corpus_hash[..8])
 }
 
 /// The previous question and the ids of its quoted fragments that exist in this index, or
