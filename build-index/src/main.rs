@@ -1,4 +1,9 @@
-//! The `build-index` command: `build-index <corpus or site dir> --out <dir>`.
+//! `build-index`: an internal tool of this repository, not for users (their command is
+//! `onrecord build`). It writes the plain index files a script or test needs at a fixed path —
+//! `<out>/index.onr` or `manifest.onr` and its shards, and `query-model.onq` — with no widget
+//! and no content-hashed names: the demo page's `www/dist/index.onr`, the e2e fixture sites,
+//! the check that `onrecord build` writes what build-index + `scripts/site.mjs` write, and the
+//! benchmarks' `--single` layout.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,39 +13,73 @@ use anyhow::{Context, Result, bail};
 use build_index::{
     EmbedOptions, Embedder, Layout, ModelFiles, Options, build_with, write_atomically, write_layout,
 };
-use onrecord_core::{Lang, ShardSizes};
+use clap::Parser;
+use onrecord_core::{FRAGMENT_CHARS, Lang, ShardSizes};
 
-const USAGE: &str = "usage: build-index <corpus dir> --out <dir> [--private-dir NAME] [--site-name NAME] [--exclude PATH] [--include-root DIR] [--lang TAG] [--fragment-chars N]
-
-Reads the pages under <corpus dir> — markdown, or the .html pages a generator built (a folder
-with more .html pages than markdown pages is read as a built site) — and writes <dir>/index.onr
-(or, for a site whose index reaches 512 KB, <dir>/manifest.onr and the shards it lists).
-  --private-dir NAME    folder of private notes, never indexed (default: private)
-  --site-name NAME      a name of the site or its author, which questions use to mean
-                        \"these pages\" (repeatable)
-  --exclude PATH        a file or folder of the corpus not to read (repeatable; * and ? match
-                        within a name, ** any number of folders: 'v*', '**/print.html')
-  --include-root DIR    the folder includes may read (default: the corpus folder itself; docs
-                        that include ../CHANGES.md name the folder above)
-  --lang TAG            language of pages without a `lang` field or `<html lang>` (default: en)
-  --fragment-chars N    fragment size in characters (default: 800)
-  --teacher DIR         the embedding transformer (all-MiniLM-L6-v2 files) for fragment vectors
-  --model-dir DIR       folder with query-model.onq and doc-projection.bin (with --teacher);
-                        query-model.onq is written next to the index for the browser
-                        (gzip-compressed)
-  --adapt               (with the `experiments` feature) adapt the query model to the site's own headings and first sentences
-                        (with --teacher); the adapted copy is written next to the index
-  --embed-cache DIR     folder of the embedding cache, so a rebuild embeds only fragments whose
-                        text changed (default: target/embed-cache)
-  --no-embed-cache      keep embeddings in memory only
-  --shards              write a manifest (manifest.onr) and shards a question fetches on demand,
-                        each gzip-compressed, instead of one index.onr, whatever the size (by
-                        default an index of 512 KB or more is sharded, a smaller one is one file)
-  --single              write one index.onr whatever the size (what the widget fetched whole
-                        before it read shards; for comparisons)";
+/// Reads the pages under a corpus folder (markdown, or the .html pages a generator built: a
+/// folder with more .html pages than markdown pages is read as a built site) and writes
+/// <out>/index.onr (or, for a site whose index reaches 512 KB, <out>/manifest.onr and the
+/// shards it lists). Internal: site owners use `onrecord build`.
+#[derive(Parser)]
+#[command(name = "build-index")]
+struct Args {
+    /// The corpus folder.
+    corpus: PathBuf,
+    /// The folder to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Folder of private notes, never indexed.
+    #[arg(long, default_value = "private", value_name = "NAME")]
+    private_dir: String,
+    /// A name of the site or its author, which questions use to mean "these pages" (repeatable).
+    #[arg(long, value_name = "NAME")]
+    site_name: Vec<String>,
+    /// A file or folder of the corpus not to read (repeatable; * and ? match within a name, **
+    /// any number of folders: 'v*', '**/print.html').
+    #[arg(long, value_name = "PATH")]
+    exclude: Vec<String>,
+    /// The folder includes may read (default: the corpus folder itself; docs that include
+    /// ../CHANGES.md name the folder above).
+    #[arg(long, value_name = "DIR")]
+    include_root: Option<PathBuf>,
+    /// Language of pages without a `lang` field or `<html lang>`.
+    #[arg(long, default_value = "en", value_name = "TAG")]
+    lang: String,
+    /// Fragment size in characters.
+    #[arg(long, default_value_t = FRAGMENT_CHARS, value_name = "N")]
+    fragment_chars: usize,
+    /// The embedding transformer (all-MiniLM-L6-v2 files) for fragment vectors.
+    #[arg(long, value_name = "DIR", requires = "model_dir")]
+    teacher: Option<PathBuf>,
+    /// Folder with query-model.onq and doc-projection.bin (with --teacher); query-model.onq is
+    /// written next to the index for the browser (gzip-compressed).
+    #[arg(long, value_name = "DIR", requires = "teacher")]
+    model_dir: Option<PathBuf>,
+    /// Adapt the query model to the site's own headings and first sentences (with --teacher);
+    /// the adapted copy is written next to the index.
+    #[cfg(feature = "experiments")]
+    #[arg(long, requires = "teacher")]
+    adapt: bool,
+    /// Folder of the embedding cache, so a rebuild embeds only fragments whose text changed
+    /// (default: target/embed-cache).
+    #[arg(long, value_name = "DIR")]
+    embed_cache: Option<PathBuf>,
+    /// Keep embeddings in memory only.
+    #[arg(long)]
+    no_embed_cache: bool,
+    /// Write a manifest (manifest.onr) and shards a question fetches on demand, each
+    /// gzip-compressed, instead of one index.onr, whatever the size (by default an index of
+    /// 512 KB or more is sharded, a smaller one is one file).
+    #[arg(long, conflicts_with = "single")]
+    shards: bool,
+    /// Write one index.onr whatever the size (what the widget fetched whole before it read
+    /// shards; for comparisons).
+    #[arg(long)]
+    single: bool,
+}
 
 fn main() -> ExitCode {
-    match run() {
+    match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -49,73 +88,47 @@ fn main() -> ExitCode {
     }
 }
 
-fn run() -> Result<()> {
-    let mut args = std::env::args().skip(1);
-    let mut corpus: Option<PathBuf> = None;
-    let mut out: Option<PathBuf> = None;
+fn run(args: Args) -> Result<()> {
     let mut options = Options::standard();
-    let mut teacher: Option<PathBuf> = None;
-    let mut model_dir: Option<PathBuf> = None;
-    let mut embed = EmbedOptions::standard();
-    // One file below the size threshold (a small site's first answer is one fetch), shards above.
-    let mut layout = Layout::Auto;
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| {
-            args.next()
-                .with_context(|| format!("{name} needs a value\n\n{USAGE}"))
-        };
-        match arg.as_str() {
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            "--out" => out = Some(value("--out")?.into()),
-            "--teacher" => teacher = Some(value("--teacher")?.into()),
-            "--model-dir" => model_dir = Some(value("--model-dir")?.into()),
-            "--embed-cache" => embed.cache_dir = Some(value("--embed-cache")?.into()),
-            "--no-embed-cache" => embed.cache_dir = None,
-            "--shards" => layout = Layout::Sharded,
-            "--single" => layout = Layout::Single,
-            #[cfg(feature = "experiments")]
-            "--adapt" => options.adapt = Some(build_index::Adapt::STANDARD),
-            "--private-dir" => options.private_dir = value("--private-dir")?,
-            "--site-name" => options.site_names.push(value("--site-name")?),
-            "--exclude" => options.exclude.push(value("--exclude")?),
-            "--include-root" => options.include_root = Some(value("--include-root")?.into()),
-            "--lang" => {
-                let tag = value("--lang")?;
-                options.default_lang =
-                    Lang::from_tag(&tag).with_context(|| format!("unsupported --lang '{tag}'"))?;
-            }
-            "--fragment-chars" => {
-                let n = value("--fragment-chars")?;
-                options.fragment_chars = n
-                    .parse()
-                    .with_context(|| format!("--fragment-chars '{n}' is not a number"))?;
-            }
-            flag if flag.starts_with('-') => bail!("unknown option '{flag}'\n\n{USAGE}"),
-            path if corpus.is_none() => corpus = Some(path.into()),
-            extra => bail!("unexpected argument '{extra}'\n\n{USAGE}"),
-        }
+    options.private_dir = args.private_dir;
+    options.site_names = args.site_name;
+    options.exclude = args.exclude;
+    options.include_root = args.include_root;
+    options.default_lang = Lang::from_tag(&args.lang)
+        .with_context(|| format!("unsupported --lang '{}'", args.lang))?;
+    options.fragment_chars = args.fragment_chars;
+    #[cfg(feature = "experiments")]
+    if args.adapt {
+        options.adapt = Some(build_index::Adapt::STANDARD);
     }
-    let (Some(corpus), Some(out)) = (corpus, out) else {
-        bail!("a corpus folder and --out are required\n\n{USAGE}");
+    let mut embed = EmbedOptions::standard();
+    if let Some(dir) = args.embed_cache {
+        embed.cache_dir = Some(dir);
+    }
+    if args.no_embed_cache {
+        embed.cache_dir = None;
+    }
+    // One file below the size threshold (a small site's first answer is one fetch), shards above.
+    let layout = if args.shards {
+        Layout::Sharded
+    } else if args.single {
+        Layout::Single
+    } else {
+        Layout::Auto
     };
+    let (corpus, out) = (args.corpus, args.out);
     if !corpus.is_dir() {
         bail!(
             "corpus folder {} does not exist or is not a folder",
             corpus.display()
         );
     }
-    let embedder = match (teacher, model_dir) {
+    let embedder = match (args.teacher, args.model_dir) {
         (Some(teacher), Some(model_dir)) => Some(Embedder::load_with(
             &ModelFiles { teacher, model_dir },
             &embed,
         )?),
-        #[cfg(feature = "experiments")]
-        (None, None) if options.adapt.is_some() => bail!("--adapt needs --teacher and --model-dir"),
-        (None, None) => None,
-        _ => bail!("--teacher and --model-dir go together"),
+        _ => None,
     };
     let started = Instant::now();
     let built = build_with(&corpus, &options, embedder.as_ref())?;

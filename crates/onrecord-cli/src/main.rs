@@ -154,8 +154,7 @@ enum ModelCommand {
 
 #[derive(Args)]
 struct AskArgs {
-    /// An index file or manifest, a folder with index.onr or manifest.onr (as build-index
-    /// writes), or a deploy folder.
+    /// An index file or manifest, a folder with index.onr or manifest.onr, or a deploy folder.
     index: PathBuf,
     /// The question.
     question: String,
