@@ -5,12 +5,14 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use onrecord_core::{
-    AnswerConfig, AskKind, Confidence, Index, Mode, QueryModel, ask, ask_kind, is_stopword, tokens,
+    AnswerConfig, Confidence, Index, Mode, QueryModel, ask, ask_kind, is_stopword, tokens,
 };
 use serde::Serialize;
 
-use crate::questions::{Asks, Kind, Question, normalize};
-use crate::visitor::{self, Visitor};
+use crate::questions::{Kind, Question, normalize};
+// One question's outcome is defined beside what the visitor sees of it (visitor.rs).
+use crate::visitor;
+pub use crate::visitor::Outcome;
 
 /// How many ranked fragments retrieval metrics look at (MRR is cut here too).
 pub const DEPTH: usize = 10;
@@ -178,29 +180,6 @@ pub struct Modes {
     pub related_material: usize,
     #[serde(rename = "not-found")]
     pub not_found: usize,
-}
-
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub id: String,
-    pub kind: Kind,
-    /// The kind of answer the question asks for.
-    pub ask: AskKind,
-    /// The kind its writer labelled it with, in a typed set.
-    pub asks: Option<Asks>,
-    /// An answerable question answered with a quote that holds half an evidence phrase.
-    pub quote_hit: bool,
-    pub mode: Mode,
-    pub correct: bool,
-    pub cited: Vec<String>,
-    pub hint_labels: Vec<String>,
-    pub millis: f64,
-    /// What happened, for the failure table: the decline reason or the first quote.
-    pub detail: String,
-    /// What the visitor sees.
-    pub visitor: Visitor,
-    /// How many ranked sections are listed under the answer or the decline.
-    pub results_shown: usize,
 }
 
 pub fn answering(

@@ -7,12 +7,11 @@
 
 use std::fmt::Write as _;
 
-use onrecord_core::{Answer, Mode};
+use onrecord_core::{Answer, AskKind, Mode};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::metrics::Outcome;
-use crate::questions::{Asks, Question};
+use crate::questions::{Asks, Kind, Question};
 
 /// How many pages a visitor is taken to look at: the answer's, then the results'.
 pub const PAGES_LOOKED_AT: usize = 3;
@@ -35,6 +34,30 @@ pub enum Visitor {
     Declined,
     /// Unanswerable: answered.
     Answered,
+}
+
+/// One question's outcome: what was asked, what the engine did and what the visitor saw.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub id: String,
+    pub kind: Kind,
+    /// The kind of answer the question asks for.
+    pub ask: AskKind,
+    /// The kind its writer labelled it with, in a typed set.
+    pub asks: Option<Asks>,
+    /// An answerable question answered with a quote that holds half an evidence phrase.
+    pub quote_hit: bool,
+    pub mode: Mode,
+    pub correct: bool,
+    pub cited: Vec<String>,
+    pub hint_labels: Vec<String>,
+    pub millis: f64,
+    /// What happened, for the failure table: the decline reason or the first quote.
+    pub detail: String,
+    /// What the visitor sees.
+    pub visitor: Visitor,
+    /// How many ranked sections are listed under the answer or the decline.
+    pub results_shown: usize,
 }
 
 /// The distinct pages a visitor sees, in order: an answer's quoted pages, then the pages of
