@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::lang::{self, List};
 use crate::text::tokens;
 
 /// A collection of pages, as the index stores it.
@@ -54,24 +55,7 @@ impl Collection {
 /// Whether a question asks about a decision ("who decided…", "when will you reconsider…"),
 /// so decision records may answer it even without a "why".
 pub fn asks_about_decisions(question: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "chose",
-        "choose",
-        "chosen",
-        "decide",
-        "decided",
-        "decision",
-        "decisions",
-        "entschieden",
-        "entscheidung",
-        "grund",
-        "reason",
-        "reasons",
-        "reconsider",
-        "warum",
-        "why",
-    ];
-    tokens(question).any(|(_, w)| WORDS.contains(&w.as_str()))
+    tokens(question).any(|(_, w)| lang::in_any(List::DecisionWords, &w))
 }
 
 #[cfg(test)]

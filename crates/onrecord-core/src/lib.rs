@@ -49,6 +49,7 @@ mod crc;
 mod format;
 mod fusion;
 mod hex;
+mod lang;
 mod page;
 mod plain;
 mod question;

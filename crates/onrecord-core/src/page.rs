@@ -4,6 +4,7 @@
 //! almost any question yet answer almost none, so they are not quoted unless a question asks
 //! about versions or changes; they stay retrievable as related sections.
 
+use crate::lang::{self, List};
 use crate::source::{BlockKind, PageKind, SourceDoc};
 use crate::text::tokens;
 
@@ -128,28 +129,7 @@ fn without_section_number(text: &str) -> &str {
 
 /// Whether a question asks about versions, releases or changes, so release notes may answer.
 pub fn asks_about_changes(question: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "added",
-        "changed",
-        "changelog",
-        "changes",
-        "deprecated",
-        "geändert",
-        "neu",
-        "new",
-        "release",
-        "released",
-        "releases",
-        "removed",
-        "seit",
-        "since",
-        "upgrade",
-        "upgrading",
-        "version",
-        "versionen",
-        "versions",
-    ];
-    has_version(question) || tokens(question).any(|(_, w)| WORDS.contains(&w.as_str()))
+    has_version(question) || tokens(question).any(|(_, w)| lang::in_any(List::ChangeWords, &w))
 }
 
 /// Whether a sentence is a version note inside a page: Sphinx's "Changed in version 0.10: …",
@@ -157,23 +137,13 @@ pub fn asks_about_changes(question: &str) -> bool {
 /// release notes, such a note answers a question about versions or changes, not about how
 /// things are now.
 pub(crate) fn is_change_note(sentence: &str) -> bool {
-    const OPENINGS: &[&str] = &[
-        "added in version",
-        "changed in version",
-        "deprecated in version",
-        "deprecated since version",
-        "geändert in version",
-        "neu in version",
-        "new in version",
-        "removed in version",
-        "veraltet seit version",
-    ];
     let start = sentence.trim_start();
-    OPENINGS.iter().any(|o| {
+    lang::find_phrase(List::ChangeNotes, |o| {
         start
             .get(..o.len())
-            .is_some_and(|head| head.eq_ignore_ascii_case(o))
+            .filter(|head| head.eq_ignore_ascii_case(o))
     })
+    .is_some()
 }
 
 #[cfg(test)]

@@ -2,68 +2,8 @@
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize};
-
-/// A document language: it picks the stemmer and the stopword list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[non_exhaustive]
-pub enum Lang {
-    /// English (Snowball English stemmer).
-    English,
-    /// German (Snowball German stemmer).
-    German,
-    /// French (light stemmer: plural folding).
-    French,
-    /// Spanish (light stemmer).
-    Spanish,
-    /// Dutch (light stemmer).
-    Dutch,
-    /// Italian (light stemmer).
-    Italian,
-    /// Portuguese (light stemmer).
-    Portuguese,
-}
-
-impl Lang {
-    /// Every supported language, in a stable order.
-    pub const ALL: [Lang; 7] = [
-        Lang::English,
-        Lang::German,
-        Lang::French,
-        Lang::Spanish,
-        Lang::Dutch,
-        Lang::Italian,
-        Lang::Portuguese,
-    ];
-
-    /// Parses a BCP 47 tag such as `en`, `de-AT` or `pt_BR` by its primary language.
-    pub fn from_tag(tag: &str) -> Option<Lang> {
-        let primary = tag.split(['-', '_']).next().unwrap_or("");
-        Some(match primary.to_ascii_lowercase().as_str() {
-            "en" => Lang::English,
-            "de" => Lang::German,
-            "fr" => Lang::French,
-            "es" => Lang::Spanish,
-            "nl" => Lang::Dutch,
-            "it" => Lang::Italian,
-            "pt" => Lang::Portuguese,
-            _ => return None,
-        })
-    }
-
-    /// The two-letter tag of this language.
-    pub fn tag(self) -> &'static str {
-        match self {
-            Lang::English => "en",
-            Lang::German => "de",
-            Lang::French => "fr",
-            Lang::Spanish => "es",
-            Lang::Dutch => "nl",
-            Lang::Italian => "it",
-            Lang::Portuguese => "pt",
-        }
-    }
-}
+pub use crate::lang::Lang;
+use crate::lang::{List, has_sorted, in_any, words};
 
 /// A stemmer for one language: Snowball for English and German; for the other languages a
 /// light one that folds plurals (and Italian's final vowels). The Snowball stemmers of the
@@ -100,18 +40,12 @@ impl Stemmer {
 /// singular/plural vowels): "retours" → "retour", "envíos" → "envío", "prezzi" → "prezz",
 /// "fietsen" → "fiets". Words of four letters or fewer are left alone.
 fn light_stem(word: &str, lang: Lang) -> &str {
-    let endings: &[&str] = match lang {
-        Lang::French => &["aux", "s", "x"],
-        Lang::Spanish | Lang::Portuguese => &["es", "s"],
-        Lang::Italian => &["i", "e", "o", "a"],
-        Lang::Dutch => &["en", "s"],
-        _ => &[],
-    };
+    let endings = words(lang).plural_endings;
     if word.chars().count() <= 4 {
         return word;
     }
     endings
-        .iter()
+        .split_ascii_whitespace()
         .find_map(|end| word.strip_suffix(end))
         .unwrap_or(word)
 }
@@ -189,41 +123,21 @@ pub(crate) fn in_contraction(text: &str, range: &std::ops::Range<usize>) -> bool
 
 /// Whether `word` (lowercased) is a stopword in `lang`.
 pub fn is_stopword(word: &str, lang: Lang) -> bool {
-    let list: &[&str] = match lang {
-        Lang::English => ENGLISH_STOPWORDS,
-        Lang::German => GERMAN_STOPWORDS,
-        Lang::French => FRENCH_STOPWORDS,
-        Lang::Spanish => SPANISH_STOPWORDS,
-        Lang::Dutch => DUTCH_STOPWORDS,
-        Lang::Italian => ITALIAN_STOPWORDS,
-        Lang::Portuguese => PORTUGUESE_STOPWORDS,
-    };
-    list.binary_search(&word).is_ok()
+    has_sorted(words(lang).stopwords, word)
 }
-
-/// Quantity words that follow "how" (English), "wie" (German) or "hoe" (Dutch): with it they
-/// ask for a number ("how long", "wie oft", "hoe lang") and name nothing the answer must contain.
-const HOW_QUANTITY: &[&str] = &[
-    "big", "far", "fast", "groot", "heavy", "high", "laat", "lang", "lange", "large", "long",
-    "many", "much", "oft", "often", "old", "oud", "small", "snel", "soon", "teuer", "vaak", "veel",
-    "ver", "viel", "viele", "wide", "zwaar",
-];
-/// Words for time after "combien (de)", "cuánto", "quanto": "combien de temps" asks how long.
-const TIME_WORDS: &[&str] = &["tempo", "temps", "tiempo"];
 
 /// Whether `word` (lowercased), following `previous`, is the quantity word of "how long",
 /// "wie oft", "cuánto tiempo", …. French puts "de" between them: callers pass the word before
 /// it ([`skips_as_previous`]).
 pub(crate) fn asks_how_much(previous: &str, word: &str) -> bool {
-    (matches!(previous, "how" | "wie" | "hoe") && HOW_QUANTITY.contains(&word))
-        || (matches!(previous, "combien" | "cuánto" | "cuanto" | "quanto")
-            && TIME_WORDS.contains(&word))
+    (in_any(List::HowBeforeQuantity, previous) && in_any(List::QuantityAfterHow, word))
+        || (in_any(List::HowMuchBeforeTime, previous) && in_any(List::TimeWords, word))
 }
 
 /// Whether `word` is passed over when remembering the word before the next one ("combien *de*
 /// temps").
 pub(crate) fn skips_as_previous(word: &str) -> bool {
-    word == "de"
+    in_any(List::SkippedBeforeTime, word)
 }
 
 /// Whether `word` (lowercased) frames a question about what is written or thought rather than
@@ -231,114 +145,8 @@ pub(crate) fn skips_as_previous(word: &str) -> bool {
 /// *written*…") or a word for the pages themselves ("What do the *docs* say about…"), which a
 /// site rarely uses of itself.
 pub(crate) fn is_framing(word: &str, lang: Lang) -> bool {
-    let list: &[&str] = match lang {
-        Lang::English => ENGLISH_FRAMING,
-        Lang::German => GERMAN_FRAMING,
-        Lang::French => FRENCH_FRAMING,
-        Lang::Spanish => SPANISH_FRAMING,
-        Lang::Dutch => DUTCH_FRAMING,
-        Lang::Italian => ITALIAN_FRAMING,
-        Lang::Portuguese => PORTUGUESE_FRAMING,
-    };
-    list.binary_search(&word).is_ok()
+    has_sorted(words(lang).framing, word)
 }
-
-// Sorted, so `binary_search` works; a unit test keeps them sorted.
-const ENGLISH_FRAMING: &[&str] = &[
-    "believe",
-    "believes",
-    "describe",
-    "describes",
-    "docs",
-    "documentation",
-    "explain",
-    "explains",
-    "feel",
-    "feels",
-    "handbook",
-    "mention",
-    "mentioned",
-    "mentions",
-    "said",
-    "say",
-    "says",
-    "talk",
-    "talks",
-    "tell",
-    "tells",
-    "think",
-    "thinks",
-    "thought",
-    "website",
-    "wiki",
-    "write",
-    "writes",
-    "writing",
-    "written",
-    "wrote",
-];
-const GERMAN_FRAMING: &[&str] = &[
-    "beschreibt",
-    "denkt",
-    "doku",
-    "dokumentation",
-    "erklärt",
-    "erwähnt",
-    "geschrieben",
-    "handbuch",
-    "meint",
-    "sagt",
-    "schreibt",
-    "webseite",
-];
-const FRENCH_FRAMING: &[&str] = &[
-    "disent",
-    "dit",
-    "documentation",
-    "décrit",
-    "explique",
-    "mentionne",
-    "pense",
-    "écrit",
-];
-const SPANISH_FRAMING: &[&str] = &[
-    "describe",
-    "dice",
-    "dicen",
-    "documentación",
-    "escribe",
-    "explica",
-    "menciona",
-    "piensa",
-];
-const DUTCH_FRAMING: &[&str] = &[
-    "beschrijft",
-    "denkt",
-    "documentatie",
-    "handleiding",
-    "noemt",
-    "schrijft",
-    "vermeldt",
-    "zegt",
-];
-const ITALIAN_FRAMING: &[&str] = &[
-    "descrive",
-    "dice",
-    "documentazione",
-    "menziona",
-    "pensa",
-    "scrive",
-    "spiega",
-];
-const PORTUGUESE_FRAMING: &[&str] = &[
-    "descreve",
-    "diz",
-    "documentação",
-    "escreve",
-    "explica",
-    "menciona",
-    "pensa",
-];
 
 /// Whether `text` reads as English rather than another language: against each other language,
 /// no more of its words are that language's stopwords alone ("wie", "combien", "hoe") than
@@ -385,69 +193,6 @@ pub(crate) fn foreign_language(text: &str, site: &[Lang]) -> Option<Lang> {
     }
     best.map(|(_, lang)| lang)
 }
-
-// Sorted, so `binary_search` works; a unit test keeps them sorted.
-const ENGLISH_STOPWORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
-    "been", "before", "but", "by", "can", "could", "did", "do", "does", "doing", "for", "from",
-    "get", "had", "has", "have", "how", "i", "if", "in", "instead", "into", "is", "it", "its",
-    "many", "me", "much", "my", "of", "on", "or", "our", "rather", "should", "so", "than", "that",
-    "the", "their", "them", "then", "there", "these", "they", "this", "to", "us", "was", "we",
-    "were", "what", "when", "where", "whether", "which", "who", "whom", "why", "will", "with",
-    "would", "you", "your",
-];
-
-const GERMAN_STOPWORDS: &[&str] = &[
-    "aber", "als", "am", "an", "auch", "auf", "aus", "bei", "bin", "bis", "bitte", "da", "das",
-    "dass", "dein", "deine", "dem", "den", "der", "des", "dich", "die", "du", "durch", "ein",
-    "eine", "einem", "einen", "einer", "es", "euch", "für", "gegen", "gibt", "habe", "haben",
-    "hat", "ich", "ihm", "ihn", "ihnen", "ihr", "ihre", "im", "in", "ist", "kann", "man", "mein",
-    "meine", "meinem", "meinen", "mich", "mir", "mit", "nach", "nicht", "noch", "nur", "oder",
-    "ohne", "sein", "seine", "sich", "sie", "sind", "und", "uns", "unser", "unsere", "unter",
-    "von", "vor", "wann", "warum", "was", "welche", "welchem", "welchen", "welcher", "welches",
-    "wem", "wen", "wenn", "wer", "werden", "weshalb", "wie", "wieso", "wir", "wird", "wo", "wofür",
-    "woher", "wohin", "womit", "wozu", "zu", "zum", "zur", "über",
-];
-const FRENCH_STOPWORDS: &[&str] = &[
-    "a", "ai", "au", "aux", "avec", "avez", "avons", "c", "ce", "ces", "cet", "cette", "combien",
-    "comment", "d", "dans", "de", "des", "dois", "doit", "donc", "du", "elle", "elles", "en", "es",
-    "est", "et", "eux", "il", "ils", "j", "je", "l", "la", "le", "les", "leur", "leurs", "lui",
-    "m", "ma", "mais", "me", "mes", "moi", "mon", "n", "ne", "nos", "notre", "nous", "on", "ont",
-    "ou", "où", "par", "pas", "peut", "peux", "pour", "pourquoi", "puis", "qu", "quand", "que",
-    "quel", "quelle", "quelles", "quels", "qui", "quoi", "s", "sa", "se", "ses", "si", "son",
-    "sont", "sur", "t", "ta", "te", "tes", "toi", "ton", "tu", "un", "une", "vos", "votre", "vous",
-    "y", "à", "êtes",
-];
-const SPANISH_STOPWORDS: &[&str] = &[
-    "a", "al", "como", "con", "cual", "cuales", "cuando", "cuanto", "cuál", "cuáles", "cuándo",
-    "cuánta", "cuántas", "cuánto", "cuántos", "cómo", "de", "debo", "del", "donde", "dónde", "el",
-    "ella", "en", "es", "esa", "ese", "eso", "esta", "este", "esto", "está", "hay", "la", "las",
-    "le", "les", "lo", "los", "me", "mi", "mis", "no", "nos", "o", "para", "pero", "por", "porqué",
-    "puede", "puedo", "que", "quien", "quién", "qué", "se", "si", "son", "su", "sus", "te",
-    "tengo", "tu", "tú", "un", "una", "unas", "uno", "unos", "usted", "y", "yo", "él",
-];
-const DUTCH_STOPWORDS: &[&str] = &[
-    "aan", "al", "bij", "dan", "dat", "de", "die", "dit", "door", "een", "en", "er", "het", "hoe",
-    "hoelang", "hoeveel", "ik", "in", "is", "je", "jij", "kan", "kun", "kunnen", "maar", "met",
-    "mijn", "moet", "naar", "niet", "nog", "of", "om", "ons", "onze", "op", "over", "te", "tot",
-    "u", "uw", "van", "voor", "waar", "waarom", "wanneer", "wat", "welk", "welke", "wie", "wij",
-    "worden", "wordt", "ze", "zij", "zijn",
-];
-const ITALIAN_STOPWORDS: &[&str] = &[
-    "a", "al", "all", "alla", "alle", "c", "che", "chi", "ci", "come", "con", "cos", "cosa", "da",
-    "dal", "dalla", "dei", "del", "dell", "della", "delle", "di", "dove", "e", "gli", "ha",
-    "hanno", "ho", "i", "il", "in", "io", "l", "la", "le", "lo", "ma", "mi", "mia", "mio", "ne",
-    "nel", "nell", "nella", "non", "o", "per", "perché", "posso", "può", "quale", "quali",
-    "quando", "quanta", "quante", "quanti", "quanto", "questa", "questo", "se", "si", "sono", "su",
-    "sul", "sull", "sulla", "tu", "un", "una", "uno", "vi", "voi", "è",
-];
-const PORTUGUESE_STOPWORDS: &[&str] = &[
-    "a", "ao", "aos", "as", "com", "como", "da", "das", "de", "devo", "do", "dos", "e", "ela",
-    "ele", "em", "eu", "há", "isso", "isto", "mas", "me", "meu", "minha", "na", "nas", "no", "nos",
-    "não", "o", "onde", "os", "ou", "para", "pela", "pelo", "pode", "por", "porque", "posso",
-    "quais", "qual", "quando", "quanta", "quantas", "quanto", "quantos", "que", "quem", "se",
-    "seu", "sua", "são", "tem", "um", "uma", "você", "à", "é",
-];
 
 /// Typography folded back to what authors type: ‘ ’ ‚ → ', “ ” „ → ", – → --, — → ---, … → ...
 /// (Sphinx and mdBook render it, markdown does not). How the harness and the reader comparison
@@ -600,28 +345,6 @@ mod tests {
         assert!(!reads_as_english(
             "Was kostet die Abholung eines Rades zur Rückgabe?"
         ));
-    }
-
-    #[test]
-    fn stopword_lists_are_sorted() {
-        for list in [
-            ENGLISH_STOPWORDS,
-            GERMAN_STOPWORDS,
-            FRENCH_STOPWORDS,
-            SPANISH_STOPWORDS,
-            DUTCH_STOPWORDS,
-            ITALIAN_STOPWORDS,
-            PORTUGUESE_STOPWORDS,
-            ENGLISH_FRAMING,
-            GERMAN_FRAMING,
-            FRENCH_FRAMING,
-            SPANISH_FRAMING,
-            DUTCH_FRAMING,
-            ITALIAN_FRAMING,
-            PORTUGUESE_FRAMING,
-        ] {
-            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
-        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::{Decline, Quote, Section, citation};
 use crate::bm25::{Hit, QueryTerm, best_first, insert_sorted, query_terms};
 use crate::collection::asks_about_decisions;
 use crate::format::{Fragment, Index, RoutingHint};
+use crate::lang::{self, List};
 use crate::page::asks_about_changes;
 use crate::question::check_question;
 use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
@@ -586,8 +587,7 @@ fn about_subject(
 /// may the answer combine pages. Without this, a near-miss borrows its missing word from an
 /// unrelated page ("VAT number" from "company number" plus "prices include VAT").
 fn asks_several(question: &str) -> bool {
-    const JOINERS: &[&str] = &["and", "or", "plus", "und", "oder", "sowie"];
-    question.contains([',', ';']) || tokens(question).any(|(_, w)| JOINERS.contains(&w.as_str()))
+    question.contains([',', ';']) || tokens(question).any(|(_, w)| lang::in_any(List::Joiners, &w))
 }
 
 /// Whether `frag` is the first fragment of its section (its opening sentences introduce it).

@@ -2,6 +2,7 @@
 //! definition for "what is", an instruction for "how do I", a number for "how much", a reason
 //! for "why". The quote picker prefers such sentences among those that carry the question.
 
+use crate::lang::{List, in_any};
 use crate::text::{Lang, asks_how_much, is_framing, is_stopword, tokens};
 
 /// The kind of answer a question asks for.
@@ -51,91 +52,11 @@ impl AskKind {
     }
 }
 
-/// Words that make "what is the …" ask for a number.
-const QUANTITY_NOUNS: &[&str] = &[
-    "cost",
-    "costs",
-    "coste",
-    "costo",
-    "coût",
-    "custo",
-    "default",
-    "duration",
-    "durata",
-    "duración",
-    "durée",
-    "duur",
-    "fee",
-    "kosten",
-    "limit",
-    "maximum",
-    "minimum",
-    "number",
-    "preis",
-    "prezzo",
-    "price",
-    "prijs",
-    "prix",
-    "precio",
-    "preço",
-    "size",
-    "version",
-];
-/// Words that ask "which" or "what" (English, German, French, Spanish, Dutch, Italian,
-/// Portuguese).
-const WHICH: &[&str] = &[
-    "cual", "cuál", "cuáles", "qual", "quais", "quale", "quali", "quel", "quelle", "quelles",
-    "quels", "qué", "wat", "welche", "welcher", "welches", "welk", "welke", "what", "which", "was",
-];
-/// Words that ask for a number on their own: "combien", "cuánto", "hoeveel", "quanto".
-const HOW_MUCH: &[&str] = &[
-    "combien", "cuanta", "cuantas", "cuanto", "cuantos", "cuánta", "cuántas", "cuánto", "cuántos",
-    "hoelang", "hoeveel", "quanta", "quantas", "quante", "quanti", "quanto", "quantos",
-];
-/// "When" and "since" ask for a date or a version.
-const WHEN: &[&str] = &[
-    "cuando", "cuándo", "quand", "quando", "seit", "since", "wann", "wanneer", "when",
-];
-/// "How", asking for a way.
-const HOW: &[&str] = &["come", "comment", "como", "cómo", "hoe", "how", "wie"];
-/// "Why".
-const WHY: &[&str] = &[
-    "perché", "porque", "porqué", "pourquoi", "waarom", "warum", "weshalb", "why", "wieso",
-];
-/// Auxiliaries that open a yes/no question.
-const YES_NO_OPENERS: &[&str] = &[
-    "are", "can", "could", "darf", "debo", "devo", "did", "do", "does", "dois", "est", "gibt",
-    "has", "hat", "have", "hay", "heb", "heeft", "is", "ist", "kan", "kann", "kun", "mag", "may",
-    "moet", "muss", "must", "pode", "posso", "puedo", "puede", "peut", "peux", "puis", "pouvez",
-    "può", "should", "sind", "tem", "was", "were", "will", "wird", "would", "zijn", "è", "é", "há",
-];
-/// Words that open a question of another kind ("where", "who"). A short question that opens
-/// with none of these nor any word above is typed as a search box's keywords ("blackd default
-/// port"): with a word such as "default" or "limit" in it, it asks for a number. (A long one
-/// is a statement, "My build uses the default profile and …".)
-const OTHER_OPENERS: &[&str] = &[
-    "chi", "donde", "dove", "dónde", "onde", "où", "quem", "quien", "quién", "qui", "waar", "wer",
-    "where", "who", "whom", "whose", "wo",
-];
-/// At most this many words are read as keywords.
+/// At most this many words are read as keywords: a short question that opens with no word
+/// of a kind (`lang::Words::other_openers` and the lists above it) is typed as a search box's
+/// keywords ("blackd default port"), and with a word such as "default" or "limit" in it, it asks
+/// for a number. (A long one is a statement, "My build uses the default profile and …".)
 const KEYWORDS_MAX: usize = 6;
-/// Verbs that make "what does X …" ask for a definition.
-const DEFINING_VERBS: &[&str] = &[
-    "allow",
-    "bedeutet",
-    "do",
-    "does",
-    "enable",
-    "mean",
-    "means",
-    "represent",
-    "stand",
-];
-
-/// Words that open a question about what the pages say on a subject.
-const TOPIC_OPENERS: &[&str] = &["how", "was", "what", "where", "which", "wie", "wo"];
-/// "about": what follows names the subject.
-const ABOUT: &[&str] = &["about", "über"];
 
 /// The kind of answer `question` asks for, from its opening words (in any of the languages
 /// [`Lang`] names).
@@ -146,26 +67,22 @@ pub fn ask_kind(question: &str) -> AskKind {
     let words: Vec<String> = tokens(question).take(8).map(|(_, w)| w).collect();
     let word = |i: usize| words.get(i).map_or("", String::as_str);
     let (first, second) = (word(0), word(1));
-    let is = |list: &[&str], w: &str| list.contains(&w);
     match first {
-        w if is(WHY, w) => AskKind::Reason,
+        w if in_any(List::Why, w) => AskKind::Reason,
         "how" if second == "come" => AskKind::Reason,
         // "¿Por qué…?", "Por que…?" (Spanish, Portuguese).
         "por" if matches!(second, "qué" | "que") => AskKind::Reason,
-        w if is(HOW, w) && asks_how_much(first, second) => AskKind::Quantity,
-        w if is(HOW_MUCH, w) || is(WHEN, w) => AskKind::Quantity,
-        w if is(HOW, w) => AskKind::HowTo,
-        w if is(WHICH, w) && words.iter().any(|w| QUANTITY_NOUNS.contains(&w.as_str())) => {
+        w if in_any(List::How, w) && asks_how_much(first, second) => AskKind::Quantity,
+        w if in_any(List::HowMuch, w) || in_any(List::When, w) => AskKind::Quantity,
+        w if in_any(List::How, w) => AskKind::HowTo,
+        w if in_any(List::Which, w) && words.iter().any(|w| in_any(List::QuantityNouns, w)) => {
             AskKind::Quantity
         }
         "what" | "was" | "wat" | "qué" => {
             let defining = matches!(
                 second,
                 "is" | "are" | "ist" | "sind" | "s" | "zijn" | "es" | "son" | "betekent"
-            ) || words
-                .iter()
-                .skip(2)
-                .any(|w| DEFINING_VERBS.contains(&w.as_str()));
+            ) || words.iter().skip(2).any(|w| in_any(List::DefiningVerbs, w));
             if defining {
                 AskKind::Definition
             } else {
@@ -179,10 +96,10 @@ pub fn ask_kind(question: &str) -> AskKind {
         "cos" | "cosa" if second == "è" => AskKind::Definition,
         "o" if second == "que" && word(2) == "é" => AskKind::Definition,
         "define" | "explain" => AskKind::Definition,
-        w if YES_NO_OPENERS.contains(&w) => AskKind::YesNo,
-        w if !is(OTHER_OPENERS, w)
+        w if in_any(List::YesNoOpeners, w) => AskKind::YesNo,
+        w if !in_any(List::OtherOpeners, w)
             && tokens(question).count() <= KEYWORDS_MAX
-            && words.iter().any(|w| QUANTITY_NOUNS.contains(&w.as_str())) =>
+            && words.iter().any(|w| in_any(List::QuantityNouns, w)) =>
         {
             AskKind::Quantity
         }
@@ -197,13 +114,10 @@ pub fn ask_kind(question: &str) -> AskKind {
 /// about it?" names no subject: "tell" frames it, but "it" is no word of one).
 pub(crate) fn topic_subject(question: &str) -> Option<Vec<String>> {
     let words: Vec<String> = tokens(question).map(|(_, w)| w).collect();
-    if !words
-        .first()
-        .is_some_and(|w| TOPIC_OPENERS.contains(&w.as_str()))
-    {
+    if !words.first().is_some_and(|w| in_any(List::TopicOpeners, w)) {
         return None;
     }
-    let about = words.iter().position(|w| ABOUT.contains(&w.as_str()))?;
+    let about = words.iter().position(|w| in_any(List::About, w))?;
     let framed = words[..about]
         .iter()
         .any(|w| is_framing(w, Lang::English) || is_framing(w, Lang::German));

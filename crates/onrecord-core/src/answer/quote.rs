@@ -5,6 +5,7 @@
 use super::kind::{AskKind, shape_matches};
 use crate::bm25::QueryTerm;
 use crate::format::{Fragment, Index};
+use crate::lang::{self, List};
 use crate::page::is_change_note;
 use crate::text::{Analyzer, Lang, tokens};
 
@@ -330,80 +331,26 @@ pub(crate) fn only_version_notes(fragment: &Fragment) -> bool {
 /// explains the time limits…", "Here's the basics of…") or the problem a recipe solves
 /// ("Description: You want…"). English only, like the sites these openings were seen on.
 fn introduces(sentence: &str) -> bool {
-    const OPENINGS: &[&str] = &[
-        "this page ",
-        "this section ",
-        "this chapter ",
-        "this document ",
-        "this guide ",
-        "this article ",
-        "this tutorial ",
-        "in this section",
-        "in this chapter",
-        "in this guide",
-        "in this document",
-        "here's the basics",
-        "here’s the basics",
-        "here is the basics",
-        "here are the basics",
-        "description:",
-        "you want ",
-    ];
     let lower = sentence.trim_start().to_lowercase();
-    OPENINGS.iter().any(|o| lower.starts_with(o))
+    lang::find_phrase(List::Introductions, |o| lower.starts_with(o).then_some(())).is_some()
 }
 
 /// Whether a sentence opens by pointing back at the one before it.
 fn refers_back(sentence: &str, lang: Lang) -> bool {
-    const EN: &[&str] = &[
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "they",
-        "their",
-        "them",
-        "such",
-        "there",
-        "here",
-        "however",
-        "but",
-        "also",
-        "otherwise",
-        "then",
-        "so",
-        "both",
-        "each",
-        "either",
-        "therefore",
-        "thus",
-        "instead",
-        "afterwards",
-    ];
-    const DE: &[&str] = &[
-        "es", "dies", "diese", "dieser", "dieses", "das", "sie", "dann", "aber", "jedoch", "sonst",
-        "dafür", "dabei", "damit", "beide", "auch", "danach", "deshalb", "daher", "trotzdem",
-    ];
-    // "After that,", "In this case", "For these reasons": a preposition and a pointer.
-    const EN_PREPOSITIONS: &[&str] = &[
-        "after", "before", "besides", "despite", "for", "from", "in", "like", "unlike", "with",
-        "without", "beyond", "because", "at", "by", "on", "under", "until", "of",
-    ];
-    const EN_POINTERS: &[&str] = &["that", "this", "these", "those"];
     let mut words = tokens(sentence).map(|(_, w)| w);
     let Some(first) = words.next() else {
         return false;
     };
-    if lang == Lang::German {
-        return DE.contains(&first.as_str());
-    }
-    EN.contains(&first.as_str())
-        || (EN_PREPOSITIONS.contains(&first.as_str())
+    // A language with no such words of its own reads with English's.
+    let own = Some(lang::words(lang))
+        .filter(|w| !w.refers_back.is_empty())
+        .unwrap_or(lang::words(Lang::English));
+    // "After that,", "In this case", "For these reasons": a preposition and a pointer.
+    lang::has(own.refers_back, &first)
+        || (lang::has(own.back_prepositions, &first)
             && words
                 .next()
-                .is_some_and(|second| EN_POINTERS.contains(&second.as_str())))
+                .is_some_and(|second| lang::has(own.back_pointers, &second)))
 }
 
 /// The link to a section: its page's URL, then its anchor when it has one. Characters a link

@@ -13,6 +13,7 @@
 
 use crate::chunk::shorten;
 use crate::format::{FORMAT_VERSION, Index};
+use crate::lang::{self, List, has, in_any};
 use crate::question::MAX_QUESTION_CHARS;
 use crate::scope::{Scope, is_decision};
 use crate::text::{Analyzer, Lang, is_stopword, tokens};
@@ -155,23 +156,22 @@ fn read(index: &Index, question: &str, context: Option<&TurnContext>) -> Turn {
     let prev = split(previous);
     let at = |i: usize| words.get(i).map_or(question.len(), |w| w.start);
     let after = |i: usize| question.get(at(i)..).unwrap_or_default();
-    if let Some(n) = FRESH.iter().find_map(|m| opens_with(&words, m)) {
+    if let Some(n) = lang::find_phrase(List::Fresh, |m| opens_with(&words, m)) {
         return Turn {
             kind: FollowUp::NewSubject,
             question: after(n).to_owned(),
             scope: None,
         };
     }
-    let skip = OPENERS
-        .iter()
-        .find_map(|o| opens_with(&words, o))
-        .unwrap_or(0);
+    let skip = lang::find_phrase(List::RefinementOpeners, |o| opens_with(&words, o)).unwrap_or(0);
     let rest = words.get(skip..).unwrap_or_default();
     if is_explanation(rest) {
         if fragments.is_empty() {
             return alone(FollowUp::NewSubject);
         }
-        let german = rest.iter().any(|w| has(GERMAN_WHY, &w.text));
+        let german = rest
+            .iter()
+            .any(|w| has(lang::words(Lang::German).followup_why, &w.text));
         let why = if german { "Warum? " } else { "Why? " };
         return Turn {
             kind: FollowUp::Explanation,
@@ -179,7 +179,7 @@ fn read(index: &Index, question: &str, context: Option<&TurnContext>) -> Turn {
             scope: Some(explanation_scope(index, &fragments)),
         };
     }
-    let asks = |w: &Word| has(OPENS_QUESTION, &w.text);
+    let asks = |w: &Word| in_any(List::OpensQuestion, &w.text);
     if skip > 0 && rest.first().is_some_and(asks) {
         // "and does it fold?": the connective joins a question of its own.
         let inner = read(index, after(skip), context);
@@ -197,8 +197,8 @@ fn read(index: &Index, question: &str, context: Option<&TurnContext>) -> Turn {
             // "and for parts?", "und der Tern?"
             _ if skip == 1 => rest.len() <= 5,
             // "for parts?", "the Tern?"
-            Some(w) if has(PREPOSITIONS, &w.text) => rest.len() <= 6,
-            Some(w) if has(ARTICLES, &w.text) => rest.len() <= 4,
+            Some(w) if in_any(List::Prepositions, &w.text) => rest.len() <= 6,
+            Some(w) if in_any(List::Articles, &w.text) => rest.len() <= 4,
             _ => false,
         };
     if refinement {
@@ -293,10 +293,10 @@ fn trim_end(text: &str) -> &str {
 }
 
 fn is_explanation(words: &[Word]) -> bool {
-    words.iter().any(|w| has(WHY, &w.text))
+    words.iter().any(|w| in_any(List::FollowupWhy, &w.text))
         && words
             .iter()
-            .all(|w| has(WHY, &w.text) || has(FILLERS, &w.text))
+            .all(|w| in_any(List::FollowupWhy, &w.text) || in_any(List::Fillers, &w.text))
 }
 
 /// The pronouns of `question` that stand for something before it: not "it" in "is it possible
@@ -327,14 +327,15 @@ fn referring(words: &[Word]) -> Option<Vec<&Word>> {
             // "Sie" capitalised inside a German question is the polite "you".
             !w.capital || i == 0
         } else {
-            has(PRONOUNS, word) || (has(DEMONSTRATIVES, word) && ends_phrase)
+            in_any(List::Pronouns, word) || (in_any(List::Demonstratives, word) && ends_phrase)
         };
         if !refers {
             continue;
         }
         // A name or an article's phrase earlier in the question is what the pronoun means.
         let own = words.iter().take(i).enumerate().any(|(j, p)| {
-            (p.capital && j > 0 && !is_function(&p.text)) || (has(ARTICLES, &p.text) && j + 1 < i)
+            (p.capital && j > 0 && !is_function(&p.text))
+                || (in_any(List::Articles, &p.text) && j + 1 < i)
         });
         if !own {
             res.push(w);
@@ -354,7 +355,7 @@ fn is_function(word: &str) -> bool {
 fn subject<'q>(question: &'q str, words: &[Word]) -> Option<&'q str> {
     let span = |a: &Word, b: &Word| question.get(a.start..b.end);
     for (i, det) in words.iter().enumerate() {
-        if !has(DETERMINERS, &det.text) {
+        if !in_any(List::Determiners, &det.text) {
             continue;
         }
         let run: Vec<&Word> = words
@@ -363,8 +364,9 @@ fn subject<'q>(question: &'q str, words: &[Word]) -> Option<&'q str> {
             .take_while(|w| !w.boundary && !is_function(&w.text))
             .collect();
         let before = i.checked_sub(1).and_then(|p| words.get(p));
-        let verb_last =
-            before.is_some_and(|b| has(DO_AUX, &b.text) || (i == 1 && has(BE_AUX, &b.text)));
+        let verb_last = before.is_some_and(|b| {
+            in_any(List::DoAux, &b.text) || (i == 1 && in_any(List::BeAux, &b.text))
+        });
         let keep = if verb_last && run.len() >= 2 {
             run.len() - 1
         } else {
@@ -388,7 +390,7 @@ fn subject<'q>(question: &'q str, words: &[Word]) -> Option<&'q str> {
     let after_person = start
         .checked_sub(1)
         .and_then(|p| words.get(p))
-        .is_some_and(|p| has(PERSONS, &p.text));
+        .is_some_and(|p| in_any(List::Persons, &p.text));
     if after_person && start < end {
         start += 1;
     } else if after_person {
@@ -412,13 +414,18 @@ fn refine(index: &Index, previous: &str, prev: &[Word], new: &str, words: &[Word
         )
     };
     // The same preposition: what followed it is what the new words replace.
-    if let Some(first) = words.first().filter(|w| has(PREPOSITIONS, &w.text)) {
+    if let Some(first) = words
+        .first()
+        .filter(|w| in_any(List::Prepositions, &w.text))
+    {
         let slot = prev.iter().rposition(|w| w.text == first.text);
         if let Some(slot) = slot {
             let run: Vec<&Word> = prev
                 .iter()
                 .skip(slot + 1)
-                .take_while(|w| !w.boundary && (!is_function(&w.text) || has(ARTICLES, &w.text)))
+                .take_while(|w| {
+                    !w.boundary && (!is_function(&w.text) || in_any(List::Articles, &w.text))
+                })
                 .collect();
             if let (Some(a), Some(b), Some(rest)) = (run.first(), run.last(), words.get(1)) {
                 return replace(a.start, b.end, new.get(rest.start..).unwrap_or_default());
@@ -436,7 +443,10 @@ fn refine(index: &Index, previous: &str, prev: &[Word], new: &str, words: &[Word
         return replace(from, to, new.get(a..b).unwrap_or_default());
     }
     let new = new.trim();
-    if words.first().is_some_and(|w| has(PREPOSITIONS, &w.text)) {
+    if words
+        .first()
+        .is_some_and(|w| in_any(List::Prepositions, &w.text))
+    {
         format!("{head} {new}?")
     } else {
         format!("{head} ({new})?")
@@ -550,70 +560,6 @@ fn run(words: &[Word], stems: &[String], only: &dyn Fn(&String) -> bool) -> Opti
         }
     }
     found
-}
-
-// Word lists are space-separated strings: in the wasm module that is half the bytes of a slice
-// of `&str`, and they are short enough to scan.
-
-/// Opening words that start afresh ("new question: …").
-const FRESH: &[&str] = &[
-    "new question",
-    "another question",
-    "different question",
-    "new topic",
-    "unrelated",
-    "neue frage",
-    "andere frage",
-    "anderes thema",
-];
-/// Openers of a refinement, longest first.
-const OPENERS: &[&str] = &[
-    "und wie sieht es mit",
-    "und wie ist es mit",
-    "wie sieht es mit",
-    "wie ist es mit",
-    "und was ist mit",
-    "was ist mit",
-    "and what about",
-    "and how about",
-    "what about",
-    "how about",
-    "and",
-    "also",
-    "or",
-    "und",
-    "auch",
-    "oder",
-];
-/// Words that ask for a reason; the German ones are answered with "Warum?".
-const WHY: &str = "why come reason explain warum wieso weshalb weswegen grund erklären erkläre";
-const GERMAN_WHY: &str = "warum wieso weshalb weswegen grund erklären erkläre";
-/// Words an explanation request may have besides those.
-const FILLERS: &str = "and but so then is was that this it the exactly please can could you me what s not how \
-                       und aber denn das dies ist bitte genau eigentlich der mir können nicht";
-/// Words that open a question of its own.
-const OPENS_QUESTION: &str = "what how why when where which who does do did is are can could will would \
-                              should may must has have was were wie warum wann wo welche welcher welches wer ist \
-                              sind kann können muss gibt hat haben wird darf soll";
-const PREPOSITIONS: &str = "for in on at to with without during from by under over after before für im bei \
-                            nach mit ohne am an auf zu zum zur aus vom von über unter während";
-const ARTICLES: &str = "the a an der die das den dem des ein eine einen einem einer";
-/// Articles and possessives that open a noun phrase.
-const DETERMINERS: &str = "the a an my our your der die das den dem des ein eine einen einem einer mein meine \
-                           meinen meinem unser unsere ihr ihre ihren";
-/// Auxiliaries after which "the X verb" ends in the verb.
-const DO_AUX: &str = "do does did can could will would should may might must";
-const BE_AUX: &str = "is are was were";
-/// Persons before a verb: "How do I *install* larkctl?".
-const PERSONS: &str = "i we you ich wir man";
-/// Pronouns that may refer back, always ("it", …) or when they end a phrase ("that?").
-const PRONOUNS: &str = "it es its they them their ihn ihm er ihre ihren ihrem seine seinen seinem dafür dazu \
-                        davon damit darauf sie";
-const DEMONSTRATIVES: &str = "this that these those one das dies diese dieser dieses";
-
-/// Whether `word` is in the space-separated `list`.
-fn has(list: &str, word: &str) -> bool {
-    list.split_ascii_whitespace().any(|w| w == word)
 }
 
 #[cfg(test)]
