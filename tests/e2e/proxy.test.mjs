@@ -186,14 +186,16 @@ test('a proxy that refuses is a clear message, not a broken widget', async () =>
   await page.close();
 });
 
-test('the widget’s "Ask for a summary" runs summary.js against the proxy: only checked quotes show', async () => {
-  // The real loader (engine in its worker) on a page with data-proxy; the Trusted Types policy
-  // the loader needs for its worker is allowed by name.
+/** The real loader (engine in its worker) on a page with data-proxy, opened; the Trusted Types
+ * policy the loader needs for its worker is allowed by name. `onPage` runs before the page loads.
+ * @param {(page: import('playwright-core').Page) => void} [onPage] */
+async function openWidget(onPage = () => {}) {
   const csp = CSP.replace("trusted-types 'none'", 'trusted-types onrecord');
   const page = await browser.newPage();
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));
   page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
+  onPage(page);
   await page.route(`${base}widget.html`, (route) => route.fulfill({
     status: 200,
     contentType: 'text/html',
@@ -205,6 +207,11 @@ test('the widget’s "Ask for a summary" runs summary.js against the proxy: only
   await page.goto(`${base}widget.html`);
   await page.locator('.launch').click();
   const input = page.getByRole('searchbox', { name: 'Ask these pages' });
+  return { page, errors, input };
+}
+
+test('the widget’s "Ask for a summary" runs summary.js against the proxy: only checked quotes show', async () => {
+  const { page, errors, input } = await openWidget();
   await input.fill(RETURNS);
   await input.press('Enter');
   await page.locator('.answer').waitFor();
@@ -219,24 +226,10 @@ test('the widget’s "Ask for a summary" runs summary.js against the proxy: only
 });
 
 test('under a decline, "Ask for a summary" asks the proxy about the sections listed: only checked quotes show', async () => {
-  const csp = CSP.replace("trusted-types 'none'", 'trusted-types onrecord');
-  const page = await browser.newPage();
-  const errors = [];
   const asked = [];
-  page.on('pageerror', (err) => errors.push(err.message));
-  page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
-  page.on('request', (r) => r.url().endsWith('/v1/summary') && asked.push(JSON.parse(r.postData() ?? '{}')));
-  await page.route(`${base}widget.html`, (route) => route.fulfill({
-    status: 200,
-    contentType: 'text/html',
-    headers: { 'content-security-policy': csp },
-    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>widget</title>
-      <script type="module" src="/onrecord.js" data-index="/dist/index.onr" data-proxy="${proxyUrl}"></script>
-      </head><body><h1>Widget with a proxy</h1></body></html>`,
-  }));
-  await page.goto(`${base}widget.html`);
-  await page.locator('.launch').click();
-  const input = page.getByRole('searchbox', { name: 'Ask these pages' });
+  const { page, errors, input } = await openWidget((p) => {
+    p.on('request', (r) => r.url().endsWith('/v1/summary') && asked.push(JSON.parse(r.postData() ?? '{}')));
+  });
   await input.fill('Does the warranty cover a stolen battery?');
   await input.press('Enter');
   const turn = page.locator('.turn').last();

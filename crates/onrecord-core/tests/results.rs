@@ -149,53 +149,28 @@ fn a_decline_lists_the_sections_found_unless_the_pages_never_use_the_subject() {
         other => panic!("{other:?}"),
     }
     assert!(answer.results.is_empty());
+    // A config that declines everything weighed, so only the list is left to look at.
+    let mut declines = AnswerConfig::DEFAULT;
+    declines.lexical.threshold = 1.1;
+    let lists_timeouts = |question: &str| {
+        let answer = ask(&index, None, question, &declines);
+        assert_eq!(answer.mode, Mode::NotFound, "{question}");
+        assert!(
+            answer
+                .results
+                .iter()
+                .any(|r| r.citation.url == "/server/#timeouts"),
+            "{answer:?}"
+        );
+    };
     // A word no page uses that carries little of the question leaves the list.
-    let answer = ask(
-        &index,
-        None,
-        "idle connections closed after seconds on my raspberry",
-        &AnswerConfig {
-            lexical: onrecord_core::DeclineModel {
-                threshold: 1.1,
-                ..AnswerConfig::DEFAULT.lexical
-            },
-            ..AnswerConfig::DEFAULT
-        },
-    );
-    assert_eq!(answer.mode, Mode::NotFound);
-    assert!(
-        answer
-            .results
-            .iter()
-            .any(|r| r.citation.url == "/server/#timeouts")
-    );
+    lists_timeouts("idle connections closed after seconds on my raspberry");
     // Unused words count as words, not by rarity: three casual ones beside four the pages
     // use still leave the list (a word no page uses is the rarest of all, and weighed so it
     // would hide it).
-    let answer = ask(
-        &index,
-        None,
-        "idle connections closed after seconds when my flaky wifi drops",
-        &AnswerConfig {
-            lexical: onrecord_core::DeclineModel {
-                threshold: 1.1,
-                ..AnswerConfig::DEFAULT.lexical
-            },
-            ..AnswerConfig::DEFAULT
-        },
-    );
-    assert_eq!(answer.mode, Mode::NotFound);
-    assert!(
-        answer
-            .results
-            .iter()
-            .any(|r| r.citation.url == "/server/#timeouts"),
-        "{answer:?}"
-    );
+    lists_timeouts("idle connections closed after seconds when my flaky wifi drops");
     // Words the pages use, not answered by them: declined, with the sections that match.
-    let mut config = AnswerConfig::DEFAULT;
-    config.lexical.threshold = 1.1; // declines everything weighed
-    let answer = ask(&index, None, "compression of logged requests", &config);
+    let answer = ask(&index, None, "compression of logged requests", &declines);
     assert_eq!(answer.mode, Mode::NotFound);
     assert!(!answer.results.is_empty());
     assert!(
