@@ -28,7 +28,7 @@ pub(crate) struct GapsArgs {
 /// The version of [`Record`] this build reads (its `v`).
 pub(crate) const RECORD_VERSION: u32 = 1;
 
-/// One thing a visitor did, as the widget reports it (`tell` in www/onrecord/panel.js sends
+/// One thing a visitor did, as the widget reports it (`report` in www/onrecord/owner.js sends
 /// every key, in this order). These fields *are* the format: a change bumps [`RECORD_VERSION`]
 /// and the golden file `tests/data/gaps/records.jsonl`, which the end-to-end test holds the
 /// widget's beacon to.
