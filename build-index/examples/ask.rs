@@ -77,7 +77,7 @@ fn evidence(
     question: &str,
     config: &onrecord_core::AnswerConfig,
 ) {
-    for t in onrecord_core::query_terms(index, question) {
+    for t in onrecord_core::query_terms(index, &onrecord_core::Question::new(question)) {
         println!(
             "  term {:12} idf {:.2} framing {} how-much {} in corpus {} common {}",
             t.word,

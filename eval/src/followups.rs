@@ -203,7 +203,7 @@ pub fn select(pairs: &[Pair], split: Split) -> Vec<&Pair> {
 /// A question's content words, by the index terms they stem to (or as written when no page
 /// uses them): how an executed question is compared with the expected one.
 fn content(index: &Index, text: &str) -> BTreeSet<String> {
-    query_terms(index, text)
+    query_terms(index, &onrecord_core::Question::new(text))
         .into_iter()
         .map(|t| {
             if t.term_ids.is_empty() {

@@ -245,7 +245,7 @@ pub fn answering(
         res.outcomes.push(Outcome {
             id: q.id.clone(),
             kind: q.kind,
-            ask: ask_kind(&q.question),
+            ask: ask_kind(&onrecord_core::Question::new(&q.question)),
             asks: q.asks,
             quote_hit: q.answerable() && answered && hit,
             mode: answer.mode,

@@ -267,7 +267,11 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
                 ids(teacher_hits(q))
             }),
             ("reference: hybrid with teacher vectors", &|q| {
-                let lexical = search(index, &query_terms(index, q), 50);
+                let lexical = search(
+                    index,
+                    &query_terms(index, &onrecord_core::Question::new(q)),
+                    50,
+                );
                 ids(reciprocal_rank(&[lexical, teacher_hits(q)]))
             }),
         ];
@@ -295,7 +299,11 @@ fn evaluate_split(split: Split, qs: &[&Question], setup: &Setup<'_>) -> (String,
         for (row_name, fused) in [(vectors_only, false), (hybrid, true)] {
             let r = metrics::retrieval(index, qs, &|q| {
                 if fused {
-                    let lexical = search(index, &query_terms(index, q), 50);
+                    let lexical = search(
+                        index,
+                        &query_terms(index, &onrecord_core::Question::new(q)),
+                        50,
+                    );
                     ids(reciprocal_rank(&[lexical, vector_hits(q)]))
                 } else {
                     ids(vector_hits(q))

@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
-use onrecord_core::{Answer, AnswerConfig, Citation, Decline, Mode, ask, asks_by_meaning};
+use onrecord_core::{
+    Answer, AnswerConfig, Citation, Decline, Mode, Question, ask, asks_by_meaning,
+};
 use serde_json::{Value, json};
 
 use crate::{deploy, messages};
@@ -39,7 +41,7 @@ pub(crate) fn run(path: &Path, question: &str, as_json: bool, lexical: bool) -> 
         None => None,
     };
     let answer = ask(&index, model.as_ref(), question, &AnswerConfig::DEFAULT);
-    let by_meaning = asks_by_meaning(&index, model.as_ref(), question);
+    let by_meaning = asks_by_meaning(&index, model.as_ref(), &Question::new(question));
     if as_json {
         println!("{:#}", to_json(&answer, by_meaning));
     } else {

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::chunk::{FragmentDraft, MAX_HEADING_CHARS, MAX_TITLE_CHARS, SourceDoc, shorten};
 use crate::collection::Collection;
 use crate::format::{Bm25Params, Doc, Fragment, Index, IndexSettings, RoutingHint, TermPostings};
+use crate::question::Question;
 use crate::source::PageKind;
 use crate::text::{
     Analyzer, Lang, asks_how_much, in_contraction, is_framing, is_stopword, skips_as_previous,
@@ -260,7 +261,7 @@ impl QueryTerm {
 }
 
 /// The question's distinct content words, stemmed in every language the corpus uses.
-pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
+pub fn query_terms(index: &Index, question: &Question) -> Vec<QueryTerm> {
     let langs = index.langs();
     let analyzers: Vec<Analyzer> = langs
         .iter()
@@ -272,23 +273,24 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
     let mut seen: Vec<String> = Vec::new();
     let mut res = Vec::new();
     let mut previous = String::new();
-    for (range, word) in tokens(question) {
+    for (range, word) in question.tokens() {
         if res.len() == MAX_QUERY_TERMS {
             break;
         }
-        let how_much = asks_how_much(&previous, &word);
-        if !skips_as_previous(&word) {
-            previous.clone_from(&word);
+        let how_much = asks_how_much(&previous, word);
+        if !skips_as_previous(word) {
+            previous.clear();
+            previous.push_str(word);
         }
-        if langs.iter().any(|&l| is_stopword(&word, l))
-            || index.is_site_word(&word)
-            || seen.contains(&word)
+        if langs.iter().any(|&l| is_stopword(word, l))
+            || index.is_site_word(word)
+            || seen.iter().any(|s| s == word)
         {
             continue;
         }
-        seen.push(word.clone());
-        let term_ids = lookup(&analyzers, &word, |t| index.term_id(t));
-        let hint_term_ids = lookup(&analyzers, &word, |t| index.hint_term_id(t));
+        seen.push(word.to_owned());
+        let term_ids = lookup(&analyzers, word, |t| index.term_id(t));
+        let hint_term_ids = lookup(&analyzers, word, |t| index.hint_term_id(t));
         let df = term_ids
             .iter()
             .map(|&t| index.doc_frequency(t))
@@ -298,10 +300,10 @@ pub fn query_terms(index: &Index, question: &str) -> Vec<QueryTerm> {
         // weigh at least as much as the rarest seen ones.
         let idf = (1.0 + (n_frags - df + 0.5) / (df + 0.5)).ln();
         res.push(QueryTerm {
-            framing: langs.iter().any(|&l| is_framing(&word, l)),
-            contraction: in_contraction(question, &range),
+            framing: langs.iter().any(|&l| is_framing(word, l)),
+            contraction: in_contraction(question.text(), &range),
             how_much,
-            word,
+            word: word.to_owned(),
             term_ids,
             hint_term_ids,
             idf,

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::lang::{self, List};
-use crate::text::tokens;
+use crate::question::Question;
 
 /// A collection of pages, as the index stores it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,8 +54,11 @@ impl Collection {
 
 /// Whether a question asks about a decision ("who decided…", "when will you reconsider…"),
 /// so decision records may answer it even without a "why".
-pub fn asks_about_decisions(question: &str) -> bool {
-    tokens(question).any(|(_, w)| lang::in_any(List::DecisionWords, &w))
+pub fn asks_about_decisions(question: &Question) -> bool {
+    question
+        .words()
+        .iter()
+        .any(|w| lang::in_any(List::DecisionWords, w))
 }
 
 #[cfg(test)]
@@ -64,15 +67,17 @@ mod tests {
 
     #[test]
     fn questions_about_decisions() {
-        assert!(asks_about_decisions(
+        assert!(asks_about_decisions(&Question::new(
             "Who decided that every bike gets the same motor?"
-        ));
-        assert!(asks_about_decisions(
+        )));
+        assert!(asks_about_decisions(&Question::new(
             "When will you reconsider building an app?"
-        ));
-        assert!(asks_about_decisions("Warum ist montags geschlossen?"));
-        assert!(!asks_about_decisions(
+        )));
+        assert!(asks_about_decisions(&Question::new(
+            "Warum ist montags geschlossen?"
+        )));
+        assert!(!asks_about_decisions(&Question::new(
             "How many years is the frame warranty?"
-        ));
+        )));
     }
 }

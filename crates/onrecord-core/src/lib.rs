@@ -86,7 +86,7 @@ pub use crate::page::{asks_about_changes, page_kind};
 pub use crate::plain::{
     LightReader, MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents, slug,
 };
-pub use crate::question::{MAX_QUESTION_CHARS, QuestionError, check_question};
+pub use crate::question::{MAX_QUESTION_CHARS, Question, QuestionError, check_question};
 pub use crate::retrieve::{
     Method, SHIPPED, asks_by_meaning, model_fits, reciprocal_rank, retrieve, retrieve_fused,
     retrieve_with,

@@ -5,6 +5,7 @@
 //! about versions or changes; they stay retrievable as related sections.
 
 use crate::lang::{self, List};
+use crate::question::Question;
 use crate::source::{BlockKind, PageKind, SourceDoc};
 use crate::text::tokens;
 
@@ -128,8 +129,12 @@ fn without_section_number(text: &str) -> &str {
 }
 
 /// Whether a question asks about versions, releases or changes, so release notes may answer.
-pub fn asks_about_changes(question: &str) -> bool {
-    has_version(question) || tokens(question).any(|(_, w)| lang::in_any(List::ChangeWords, &w))
+pub fn asks_about_changes(question: &Question) -> bool {
+    has_version(question.text())
+        || question
+            .words()
+            .iter()
+            .any(|w| lang::in_any(List::ChangeWords, w))
 }
 
 /// Whether a sentence is a version note inside a page: Sphinx's "Changed in version 0.10: …",
@@ -294,16 +299,24 @@ mod tests {
 
     #[test]
     fn questions_about_changes() {
-        assert!(asks_about_changes(
+        assert!(asks_about_changes(&Question::new(
             "In which version was --cache-dir added?"
-        ));
-        assert!(asks_about_changes("Does 26.10.1 support Python 3.15?"));
-        assert!(!asks_about_changes("Is the Wren 19.90 a kilo lighter?"));
-        assert!(asks_about_changes("What changed in the last release?"));
-        assert!(!asks_about_changes("How do I exclude a folder?"));
-        assert!(!asks_about_changes(
+        )));
+        assert!(asks_about_changes(&Question::new(
+            "Does 26.10.1 support Python 3.15?"
+        )));
+        assert!(!asks_about_changes(&Question::new(
+            "Is the Wren 19.90 a kilo lighter?"
+        )));
+        assert!(asks_about_changes(&Question::new(
+            "What changed in the last release?"
+        )));
+        assert!(!asks_about_changes(&Question::new(
+            "How do I exclude a folder?"
+        )));
+        assert!(!asks_about_changes(&Question::new(
             "Can I return my bike if I change my mind?"
-        ));
+        )));
     }
 
     #[test]

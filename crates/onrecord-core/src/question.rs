@@ -1,7 +1,11 @@
-//! What may be asked: a question's length and characters. [`crate::ask`] declines anything
-//! else, and the proxy refuses it before a model sees it.
+//! What may be asked (a question's length and characters: [`crate::ask`] declines anything
+//! else, and the proxy refuses it before a model sees it), and the question as the engine
+//! reads it: [`Question`], its words tokenized once and handed to every step.
 
 use std::fmt;
+use std::ops::Range;
+
+use crate::text::tokens;
 
 /// The longest question, in characters. The widget's question box has the same `maxlength`;
 /// a megabyte of text is no question, and tokenizing it would hold the engine for seconds.
@@ -58,4 +62,58 @@ pub fn check_question(question: &str) -> Result<&str, QuestionError> {
         return Err(QuestionError::TooLong { chars });
     }
     Ok(question)
+}
+
+/// A question read once: its text and its lowercased words with their byte ranges in it.
+/// Every step of an answer (the kind of answer asked, the search terms, the language, the
+/// names it writes) reads these words rather than tokenizing the text again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question<'q> {
+    text: &'q str,
+    words: Vec<String>,
+    ranges: Vec<Range<usize>>,
+}
+
+impl<'q> Question<'q> {
+    /// A visitor's question: [`check_question`]ed (trimmed, bounded), then read.
+    ///
+    /// ```
+    /// use onrecord_core::Question;
+    ///
+    /// let q = Question::read("  How do I return a bike? ").unwrap();
+    /// assert_eq!(q.text(), "How do I return a bike?");
+    /// assert_eq!(q.words(), ["how", "do", "i", "return", "a", "bike"]);
+    /// ```
+    pub fn read(text: &'q str) -> Result<Question<'q>, QuestionError> {
+        check_question(text).map(Question::new)
+    }
+
+    /// `text` read as a question without the visitor's checks: for text the engine or a tool
+    /// already holds (a previous question, an eval set's question).
+    pub fn new(text: &'q str) -> Question<'q> {
+        let (ranges, words) = tokens(text).unzip();
+        Question {
+            text,
+            words,
+            ranges,
+        }
+    }
+
+    /// The question as written.
+    pub fn text(&self) -> &'q str {
+        self.text
+    }
+
+    /// Its words, lowercased (`text::tokens`).
+    pub fn words(&self) -> &[String] {
+        &self.words
+    }
+
+    /// Its words with their byte ranges in [`Question::text`].
+    pub fn tokens(&self) -> impl Iterator<Item = (Range<usize>, &str)> + '_ {
+        self.ranges
+            .iter()
+            .cloned()
+            .zip(self.words.iter().map(String::as_str))
+    }
 }

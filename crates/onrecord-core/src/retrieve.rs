@@ -8,6 +8,7 @@
 use crate::bm25::{Hit, QueryTerm, best_first, query_terms, search};
 use crate::format::Index;
 use crate::fusion::Fusion;
+use crate::question::Question;
 use crate::scope::Scope;
 use crate::text::reads_as_english;
 use crate::vector::{QueryModel, search_vectors};
@@ -53,11 +54,12 @@ pub fn retrieve_with(
     k: usize,
     method: Method,
 ) -> Vec<Hit> {
-    let vector = query_vector(index, model, question);
+    let question = Question::new(question);
+    let vector = query_vector(index, model, &question);
     rank(
         index,
         vector.as_deref(),
-        &query_terms(index, question),
+        &query_terms(index, &question),
         k,
         method,
         &Fusion::SHIPPED,
@@ -69,18 +71,18 @@ pub fn retrieve_with(
 pub(crate) fn query_vector(
     index: &Index,
     model: Option<&QueryModel>,
-    question: &str,
+    question: &Question,
 ) -> Option<Vec<f32>> {
     model
         .filter(|_| asks_by_meaning(index, model, question))
-        .and_then(|m| m.embed(question))
+        .and_then(|m| m.embed(question.text()))
 }
 
 /// Whether `question` is matched by meaning as well as by its words: `model` fits the index
 /// and the question is in English, the language of the teacher the query model was distilled
 /// from (a German question is asked by its words alone).
-pub fn asks_by_meaning(index: &Index, model: Option<&QueryModel>, question: &str) -> bool {
-    model.is_some_and(|m| model_fits(index, m)) && reads_as_english(question)
+pub fn asks_by_meaning(index: &Index, model: Option<&QueryModel>, question: &Question) -> bool {
+    model.is_some_and(|m| model_fits(index, m)) && reads_as_english(question.words())
 }
 
 /// Whether `model` embeds questions into the space of this index's vectors.
@@ -136,9 +138,10 @@ pub fn retrieve_fused(
     k: usize,
     fusion: &Fusion,
 ) -> Vec<Hit> {
-    let terms = searched(&query_terms(index, question));
+    let question = Question::new(question);
+    let terms = searched(&query_terms(index, &question));
     let lexical = search(index, &terms, CANDIDATES);
-    let semantic = query_vector(index, model, question)
+    let semantic = query_vector(index, model, &question)
         .map(|q| search_vectors(index, &q, CANDIDATES))
         .unwrap_or_default();
     cap_per_page(index, fuse(index, &terms, &lexical, &semantic, fusion), k)

@@ -148,18 +148,17 @@ pub(crate) fn is_framing(word: &str, lang: Lang) -> bool {
     has_sorted(words(lang).framing, word)
 }
 
-/// Whether `text` reads as English rather than another language: against each other language,
-/// no more of its words are that language's stopwords alone ("wie", "combien", "hoe") than
-/// English's alone (a text with neither reads as English; "a" or "in" count for neither side of
-/// a language that shares them). The query model was distilled from an English teacher, so
-/// another language's question's vector means nothing.
-pub(crate) fn reads_as_english(text: &str) -> bool {
-    let words: Vec<String> = tokens(text).map(|(_, w)| w).collect();
+/// Whether a text's `words` (lowercased tokens) read as English rather than another language:
+/// against each other language, no more of them are that language's stopwords alone ("wie",
+/// "combien", "hoe") than English's alone (a text with neither reads as English; "a" or "in"
+/// count for neither side of a language that shares them). The query model was distilled from
+/// an English teacher, so another language's question's vector means nothing.
+pub(crate) fn reads_as_english(words: &[String]) -> bool {
     Lang::ALL
         .into_iter()
         .filter(|&l| l != Lang::English)
         .all(|other| {
-            let (theirs, english) = small_words(&words, &[Lang::English], other);
+            let (theirs, english) = small_words(words, &[Lang::English], other);
             english >= theirs
         })
 }
@@ -177,16 +176,15 @@ fn small_words(words: &[String], ours: &[Lang], other: Lang) -> (usize, usize) {
     (theirs, own)
 }
 
-/// The language `text` is written in when it is none of `site`'s: the other language with
-/// the most words that are its stopwords and none of `site`'s, at least two of them and more
-/// than the words that are `site`'s stopwords and not its ("Wie starte ich den Server?" on
-/// English pages is German: "wie", "ich", "den"). Its small words are then not read as
-/// subject words, and a decline can say why nothing matched.
-pub(crate) fn foreign_language(text: &str, site: &[Lang]) -> Option<Lang> {
-    let words: Vec<String> = tokens(text).map(|(_, w)| w).collect();
+/// The language a text's `words` are written in when it is none of `site`'s: the other
+/// language with the most words that are its stopwords and none of `site`'s, at least two of
+/// them and more than the words that are `site`'s stopwords and not its ("Wie starte ich den
+/// Server?" on English pages is German: "wie", "ich", "den"). Its small words are then not
+/// read as subject words, and a decline can say why nothing matched.
+pub(crate) fn foreign_language(words: &[String], site: &[Lang]) -> Option<Lang> {
     let mut best: Option<(usize, Lang)> = None;
     for other in Lang::ALL.into_iter().filter(|l| !site.contains(l)) {
-        let (theirs, ours) = small_words(&words, site, other);
+        let (theirs, ours) = small_words(words, site, other);
         if theirs >= 2 && theirs > ours && best.is_none_or(|(n, _)| theirs > n) {
             best = Some((theirs, other));
         }
@@ -273,7 +271,7 @@ mod tests {
             "Quanto tempo ho per restituire una bici?",
             "Quanto tempo tenho para devolver uma bicicleta?",
         ] {
-            assert!(!reads_as_english(other), "{other}");
+            assert!(!reads_as_english(&words(other)), "{other}");
         }
         // Words English shares with another language ("is" in Dutch, "o" in Spanish) count for
         // neither.
@@ -282,7 +280,7 @@ mod tests {
             "Is there no way to return a bike?",
             "Can I use the de facto standard over HTTP?",
         ] {
-            assert!(reads_as_english(english), "{english}");
+            assert!(reads_as_english(&words(english)), "{english}");
         }
     }
 
@@ -315,11 +313,14 @@ mod tests {
             ("Where is the Rückgabe page of der Spiegel?", None),
         ];
         for (question, lang) in cases {
-            assert_eq!(foreign_language(question, &en), lang, "{question}");
+            assert_eq!(foreign_language(&words(question), &en), lang, "{question}");
         }
         // A language the pages are in is not foreign.
         let both = [Lang::English, Lang::German];
-        assert_eq!(foreign_language("Wie starte ich den Server?", &both), None);
+        assert_eq!(
+            foreign_language(&words("Wie starte ich den Server?"), &both),
+            None
+        );
     }
 
     #[test]
@@ -334,17 +335,19 @@ mod tests {
 
     #[test]
     fn a_question_reads_as_english_unless_its_small_words_are_german() {
-        assert!(reads_as_english("How long do I have to return a bike?"));
-        assert!(reads_as_english(
+        assert!(reads_as_english(&words(
+            "How long do I have to return a bike?"
+        )));
+        assert!(reads_as_english(&words(
             "Is there an English version of the Rückgabe page?"
-        ));
-        assert!(reads_as_english("Rückgabe?"));
-        assert!(!reads_as_english(
+        )));
+        assert!(reads_as_english(&words("Rückgabe?")));
+        assert!(!reads_as_english(&words(
             "Wie lange habe ich Zeit, ein Rad zurückzugeben?"
-        ));
-        assert!(!reads_as_english(
+        )));
+        assert!(!reads_as_english(&words(
             "Was kostet die Abholung eines Rades zur Rückgabe?"
-        ));
+        )));
     }
 
     #[test]

@@ -4,7 +4,8 @@
 
 use onrecord_core::{
     AnswerConfig, AskKind, Block, BlockKind, Decline, FEATURE_NAMES, Index, IndexBuilder,
-    IndexSettings, Lang, Mode, SourceDoc, SourceSection, ask, assess, chunk, query_terms, retrieve,
+    IndexSettings, Lang, Mode, Question, SourceDoc, SourceSection, ask, assess, chunk, query_terms,
+    retrieve,
 };
 use proptest::prelude::*;
 
@@ -628,7 +629,7 @@ fn the_quantity_word_of_how_long_is_not_searched_for() {
         ),
     ]);
     let question = "How long is the battery covered?";
-    let terms = query_terms(&index, question);
+    let terms = query_terms(&index, &Question::new(question));
     let flagged: Vec<&str> = terms
         .iter()
         .filter(|t| t.how_much)
@@ -640,9 +641,9 @@ fn the_quantity_word_of_how_long_is_not_searched_for() {
     let doc = index.fragments[first as usize].doc;
     assert_eq!(index.docs[doc as usize].title, "Warranty");
     // German too; elsewhere the same word names the subject.
-    let how_often = query_terms(&index, "Wie oft wird die Batterie geladen?");
+    let how_often = query_terms(&index, &Question::new("Wie oft wird die Batterie geladen?"));
     assert!(how_often.iter().any(|t| t.word == "oft" && t.how_much));
-    let long = query_terms(&index, "Is the long battery covered?");
+    let long = query_terms(&index, &Question::new("Is the long battery covered?"));
     assert!(long.iter().all(|t| !t.how_much));
 }
 
@@ -740,10 +741,13 @@ fn a_french_site_is_asked_in_french() {
     assert_eq!(evidence.coverage, 1.0);
     assert!(evidence.missing_on_page.is_empty());
     assert!(quote("Quand est-ce que l'atelier est ouvert ?").contains("mardi au samedi"));
-    let words: Vec<String> = query_terms(&index, "Est-ce que vous vendez des vélos d'occasion ?")
-        .into_iter()
-        .map(|t| t.word)
-        .collect();
+    let words: Vec<String> = query_terms(
+        &index,
+        &Question::new("Est-ce que vous vendez des vélos d'occasion ?"),
+    )
+    .into_iter()
+    .map(|t| t.word)
+    .collect();
     assert_eq!(words, ["vendez", "vélos", "occasion"]);
     match ask(
         &index,

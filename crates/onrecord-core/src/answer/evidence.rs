@@ -11,7 +11,7 @@ use crate::collection::asks_about_decisions;
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::lang::{self, List};
 use crate::page::asks_about_changes;
-use crate::question::check_question;
+use crate::question::{Question, QuestionError};
 use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
 use crate::scope::Scope;
 use crate::text::{Analyzer, Lang, foreign_language, is_stopword, tokens};
@@ -91,14 +91,15 @@ struct Candidate<'a> {
 pub(super) fn assess(
     index: &Index,
     model: Option<&QueryModel>,
-    question: &str,
+    asked: Result<&Question, QuestionError>,
     config: &AnswerConfig,
     scope: Option<&Scope>,
 ) -> Assessment {
     // A question that cannot be asked is read as no question, and declined below.
-    let (question, bad_question) = match check_question(question) {
+    let blank = Question::new("");
+    let (question, bad_question) = match asked {
         Ok(question) => (question, None),
-        Err(why) => ("", Some(why)),
+        Err(why) => (&blank, Some(why)),
     };
     // The quantity word of "how long" or "combien de temps" names nothing the answer must
     // hold: one no page uses is left out, rather than declined as never mentioned. (One the
@@ -151,7 +152,7 @@ pub(super) fn assess(
     }
     // Words of another language that happen to match these pages' words ("starte" is
     // "start") would be quoted for the wrong reasons; the visitor can ask in the pages' own.
-    if let Some(lang) = foreign_language(question, &index.langs()) {
+    if let Some(lang) = foreign_language(question.words(), &index.langs()) {
         res.hard_decline = Some(Decline::OtherLanguage { lang });
         // Its small words are not words the pages lack.
         res.missing_terms.clear();
@@ -231,7 +232,7 @@ pub(super) fn assess(
     let why = kind == AskKind::Reason || asks_about_decisions(question);
     // The question's written names ("BASH_ENV"), which the headings of the entry for what is
     // asked must hold whole: the title "Bash …" and the heading "ENV" are not that entry.
-    let written = compounds(question);
+    let written = compounds(question.text());
     let mut set_aside: Vec<Candidate> = Vec::new();
     let mut candidates: Vec<Candidate> = Vec::new();
     for (position, hit) in hits.iter().enumerate() {
@@ -393,8 +394,10 @@ pub(super) fn assess(
     res.about_page = picked.first().zip(subject).is_some_and(|(c, subject)| {
         about_subject(index, c.fragment, &terms, &subject, first_page, lang)
     });
-    let question_pairs = pairs(question, &analyzer, lang);
-    let quote_pairs = pairs(&format!("{context}. {}", quoted.join(" ")), &analyzer, lang);
+    let question_pairs = pairs(question.words(), &analyzer, lang);
+    let quote_text = format!("{context}. {}", quoted.join(" "));
+    let quote_words: Vec<String> = tokens(&quote_text).map(|(_, w)| w).collect();
+    let quote_pairs = pairs(&quote_words, &analyzer, lang);
     // A question of one word has no pairs: it is found as written where the quote is the
     // entry for it, its heading naming it whole ("What is HISTCONTROL?" under
     // "HISTCONTROL"); the word alone elsewhere counts for nothing (counting it let passing
@@ -527,12 +530,14 @@ fn compound(
     chosen
 }
 
-/// Adjacent content-word pairs of `text`, stemmed ("default line", "line length"): a phrase
-/// of the question found as written is stronger evidence than its words scattered.
-fn pairs(text: &str, analyzer: &Analyzer, lang: Lang) -> Vec<(String, String)> {
-    let words: Vec<String> = tokens(text)
-        .filter(|(_, w)| !is_stopword(w, lang))
-        .map(|(_, w)| analyzer.term(&w).into_owned())
+/// Adjacent content-word pairs of a text's `words` (lowercased tokens), stemmed ("default
+/// line", "line length"): a phrase of the question found as written is stronger evidence than
+/// its words scattered.
+fn pairs(words: &[String], analyzer: &Analyzer, lang: Lang) -> Vec<(String, String)> {
+    let words: Vec<String> = words
+        .iter()
+        .filter(|w| !is_stopword(w, lang))
+        .map(|w| analyzer.term(w).into_owned())
         .collect();
     words
         .windows(2)
@@ -586,8 +591,12 @@ fn about_subject(
 /// Whether the question joins several asks ("price, fee and weight"; "A oder B"): only then
 /// may the answer combine pages. Without this, a near-miss borrows its missing word from an
 /// unrelated page ("VAT number" from "company number" plus "prices include VAT").
-fn asks_several(question: &str) -> bool {
-    question.contains([',', ';']) || tokens(question).any(|(_, w)| lang::in_any(List::Joiners, &w))
+fn asks_several(question: &Question) -> bool {
+    question.text().contains([',', ';'])
+        || question
+            .words()
+            .iter()
+            .any(|w| lang::in_any(List::Joiners, w))
 }
 
 /// Whether `frag` is the first fragment of its section (its opening sentences introduce it).
@@ -795,7 +804,7 @@ fn bearing_hints(index: &Index, terms: &[QueryTerm], floor: f32) -> Vec<RoutingH
 /// capitals is not part of a run, save one letter ("Person A"), and a longer run is a question
 /// in title case, whose words count one by one. Written forms ([`written_compounds`],
 /// "UPLOAD_TIMEOUT") come first, so a word of one is named as the whole form.
-fn names(question: &str) -> Vec<String> {
+fn names(asked: &Question) -> Vec<String> {
     type Run = Vec<std::ops::Range<usize>>;
     fn close(question: &str, run: &mut Run, names: &mut Vec<String>) {
         if let (2..=3, Some(first), Some(last)) = (run.len(), run.first(), run.last()) {
@@ -809,12 +818,13 @@ fn names(question: &str) -> Vec<String> {
         run.clear();
     }
     // Written forms first: "TIMEOUT" of "UPLOAD_TIMEOUT" is named as the whole form.
+    let question = asked.text();
     let mut names: Vec<String> = written_compounds(question)
         .into_iter()
         .map(str::to_owned)
         .collect();
     let mut run: Run = Vec::new();
-    for (i, (range, lower)) in tokens(question).enumerate() {
+    for (i, (range, lower)) in asked.tokens().enumerate() {
         let word = question.get(range.clone()).unwrap_or("");
         if i == 0 || word == lower {
             close(question, &mut run, &mut names);
@@ -871,7 +881,7 @@ mod tests {
             ["UPLOAD_TIMEOUT"]
         );
         assert_eq!(
-            names("What is the default UPLOAD_TIMEOUT?")[0],
+            names(&Question::new("What is the default UPLOAD_TIMEOUT?"))[0],
             "UPLOAD_TIMEOUT"
         );
     }

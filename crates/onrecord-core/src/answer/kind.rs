@@ -3,6 +3,7 @@
 //! for "why". The quote picker prefers such sentences among those that carry the question.
 
 use crate::lang::{List, in_any};
+use crate::question::Question;
 use crate::text::{Lang, asks_how_much, is_framing, is_stopword, tokens};
 
 /// The kind of answer a question asks for.
@@ -60,11 +61,12 @@ const KEYWORDS_MAX: usize = 6;
 
 /// The kind of answer `question` asks for, from its opening words (in any of the languages
 /// [`Lang`] names).
-pub fn ask_kind(question: &str) -> AskKind {
+pub fn ask_kind(question: &Question) -> AskKind {
     if topic_subject(question).is_some() {
         return AskKind::Topic;
     }
-    let words: Vec<String> = tokens(question).take(8).map(|(_, w)| w).collect();
+    let all = question.words();
+    let words = all.get(..8).unwrap_or(all);
     let word = |i: usize| words.get(i).map_or("", String::as_str);
     let (first, second) = (word(0), word(1));
     match first {
@@ -98,7 +100,7 @@ pub fn ask_kind(question: &str) -> AskKind {
         "define" | "explain" => AskKind::Definition,
         w if in_any(List::YesNoOpeners, w) => AskKind::YesNo,
         w if !in_any(List::OtherOpeners, w)
-            && tokens(question).count() <= KEYWORDS_MAX
+            && all.len() <= KEYWORDS_MAX
             && words.iter().any(|w| in_any(List::QuantityNouns, w)) =>
         {
             AskKind::Quantity
@@ -112,8 +114,8 @@ pub fn ask_kind(question: &str) -> AskKind {
 /// and craft?" → routine, and, craft), or every word when "about" ends the question ("What is
 /// the song Harbor Lights about?"). `None` for any other question ("How do I tell the compiler
 /// about it?" names no subject: "tell" frames it, but "it" is no word of one).
-pub(crate) fn topic_subject(question: &str) -> Option<Vec<String>> {
-    let words: Vec<String> = tokens(question).map(|(_, w)| w).collect();
+pub(crate) fn topic_subject(question: &Question) -> Option<Vec<String>> {
+    let words = question.words();
     if !words.first().is_some_and(|w| in_any(List::TopicOpeners, w)) {
         return None;
     }
@@ -221,8 +223,11 @@ const DEFAULT_CUES: &[&str] = &[
 /// Whether `unit` gives, without a digit, what a question asking for a number may want: a
 /// number in words, or (when `question` asks for a default) a stated default. Such a unit
 /// is not declined as "giving no number" (the gates still weigh it as one without digits).
-pub(crate) fn gives_value_in_words(question: &str, unit: &str) -> bool {
-    let asks_default = tokens(question).any(|(_, w)| w == "default" || w == "defaults");
+pub(crate) fn gives_value_in_words(question: &Question, unit: &str) -> bool {
+    let asks_default = question
+        .words()
+        .iter()
+        .any(|w| w == "default" || w == "defaults");
     let lower = unit.to_lowercase();
     tokens(unit).any(|(_, w)| NUMBER_WORDS.contains(&w.as_str()))
         || asks_default && DEFAULT_CUES.iter().any(|c| lower.contains(c))
@@ -234,22 +239,22 @@ mod tests {
 
     #[test]
     fn a_value_can_be_given_in_words() {
-        let q = "What is the default spool directory?";
+        let q = &Question::new("What is the default spool directory?");
         assert!(gives_value_in_words(
             q,
             "It defaults to `/var/spool/relay`."
         ));
         assert!(!gives_value_in_words(q, "Jobs are spooled by default."));
         assert!(!gives_value_in_words(
-            "Where do jobs wait?",
+            &Question::new("Where do jobs wait?"),
             "It defaults to `/var/spool/relay`."
         ));
         assert!(gives_value_in_words(
-            "How often is it retried?",
+            &Question::new("How often is it retried?"),
             "Twice a day."
         ));
         assert!(!gives_value_in_words(
-            "How often is it retried?",
+            &Question::new("How often is it retried?"),
             "Now and then."
         ));
     }
@@ -309,13 +314,13 @@ mod tests {
                 AskKind::Other,
             ),
         ] {
-            assert_eq!(ask_kind(q), kind, "{q}");
+            assert_eq!(ask_kind(&Question::new(q)), kind, "{q}");
         }
     }
 
     #[test]
     fn a_topic_question_names_its_subject() {
-        let subject = |q: &str| topic_subject(q).unwrap_or_default();
+        let subject = |q: &str| topic_subject(&Question::new(q)).unwrap_or_default();
         assert_eq!(
             subject("Where does Person A write about attention?"),
             ["attention"]
@@ -324,9 +329,14 @@ mod tests {
             subject("What is the song Harbor Lights about?"),
             ["is", "the", "song", "harbor", "lights"]
         );
-        assert!(topic_subject("What do people say about it?").is_none());
-        assert!(topic_subject("It has been about three weeks, what do I say?").is_none());
-        assert!(topic_subject("What about the defaults?").is_none());
+        assert!(topic_subject(&Question::new("What do people say about it?")).is_none());
+        assert!(
+            topic_subject(&Question::new(
+                "It has been about three weeks, what do I say?"
+            ))
+            .is_none()
+        );
+        assert!(topic_subject(&Question::new("What about the defaults?")).is_none());
     }
 
     #[test]

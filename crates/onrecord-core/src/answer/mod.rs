@@ -25,7 +25,7 @@ mod turn;
 use crate::bm25::QueryTerm;
 use crate::collection::Collection;
 use crate::format::{Fragment, Index, RoutingHint};
-use crate::question::{QuestionError, check_question};
+use crate::question::{Question, QuestionError};
 use crate::text::tokens;
 use crate::vector::QueryModel;
 
@@ -240,13 +240,21 @@ pub fn ask(
     question: &str,
     config: &AnswerConfig,
 ) -> Answer {
+    let question = Question::read(question);
     decide(
         within_caps(
             index,
-            evidence::assess(index, model, question, config, None),
+            evidence::assess(index, model, borrowed(&question), config, None),
         ),
         config,
     )
+}
+
+/// A question as read, by reference (a copy of the error).
+fn borrowed<'r, 'q>(
+    asked: &'r Result<Question<'q>, QuestionError>,
+) -> Result<&'r Question<'q>, QuestionError> {
+    asked.as_ref().map_err(|why| *why)
 }
 
 /// The reply to a question in a thread: the answer, how the question was read, the context
@@ -288,15 +296,32 @@ pub fn ask_turn_in(
     part: Option<&Scope>,
     config: &AnswerConfig,
 ) -> Reply {
-    // A question that cannot be asked (too long, control characters) is not read in the light
-    // of the previous turn either: it stands alone, and `assess` declines it.
-    let context = context.filter(|_| check_question(question).is_ok());
-    let turn = resolve(index, question, context);
+    // The question is read once here; only a follow-up read in the light of the previous turn
+    // is a new text, read once more. A question that cannot be asked (too long, control
+    // characters) is not read in the light of the previous turn either: it stands alone, and
+    // `assess` declines it.
+    let asked = Question::read(question);
+    let turn = match &asked {
+        Ok(q) => resolve(index, q, context),
+        Err(_) => Turn {
+            kind: FollowUp::Standalone,
+            question: question.to_owned(),
+            scope: None,
+        },
+    };
+    let reread;
+    let executed = match &asked {
+        Ok(q) if q.text() != turn.question => {
+            reread = Question::read(&turn.question);
+            borrowed(&reread)
+        }
+        _ => borrowed(&asked),
+    };
     // The own-words check goes through this closure too: one call site of the pipeline is 147
     // bytes less of the gzipped wasm than calling `ask` as well (measured). Besides the answer
     // it gives the fragments the turn used: those it quotes and the other matching sections
     // it lists, or for a decline the same it weighed and found wanting (never shown).
-    let answer_in = |question: &str, scope: Option<&Scope>| {
+    let answer_in = |question: Result<&Question, QuestionError>, scope: Option<&Scope>| {
         let assessment = within_caps(
             index,
             evidence::assess(index, model, question, config, scope),
@@ -316,19 +341,18 @@ pub fn ask_turn_in(
         Some(scope) => {
             let scope = part.map_or_else(|| scope.clone(), |p| scope.and(p));
             let (decisions, pages) = scope.split_decisions(index);
-            let first =
-                (!decisions.docs.is_empty()).then(|| answer_in(&turn.question, Some(&decisions)));
+            let first = (!decisions.docs.is_empty()).then(|| answer_in(executed, Some(&decisions)));
             match first {
                 Some(a) if a.0.mode == Mode::Answer || pages.docs.is_empty() => a,
-                _ => answer_in(&turn.question, Some(&pages)),
+                _ => answer_in(executed, Some(&pages)),
             }
         }
-        None => answer_in(&turn.question, part),
+        None => answer_in(executed, part),
     };
     if matches!(turn.kind, FollowUp::Refinement | FollowUp::Pronoun)
         && let Some(confidence) = answer.confidence
     {
-        let own = answer_in(question, part).0.confidence;
+        let own = answer_in(borrowed(&asked), part).0.confidence;
         answer.confidence = Some(confidence.weaker(own.unwrap_or(Confidence::Low)));
     }
     // The results of a question no page answers, read with corrected typos, are looked up
@@ -380,7 +404,8 @@ pub fn assess(
     question: &str,
     config: &AnswerConfig,
 ) -> Assessment {
-    evidence::assess(index, model, question, config, None)
+    let question = Question::read(question);
+    evidence::assess(index, model, borrowed(&question), config, None)
 }
 
 /// Decides on the evidence: quote with a confidence label, or decline with the reason that

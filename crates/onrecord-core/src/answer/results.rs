@@ -7,7 +7,7 @@
 use super::{Citation, Scope, citation};
 use crate::bm25::{QueryTerm, insert_sorted, query_terms, search as bm25_search};
 use crate::format::{Fragment, Index};
-use crate::question::check_question;
+use crate::question::Question;
 use crate::text::{Analyzer, tokens};
 use crate::vector::QueryModel;
 
@@ -70,17 +70,18 @@ pub fn search_in(
 ) -> Search {
     // Checked questions are trimmed: whether a word is still being typed is read before.
     let typing = !query.ends_with(char::is_whitespace);
-    let Ok(query) = check_question(query) else {
+    let Ok(query) = Question::read(query) else {
         return Search::default();
     };
-    if query.trim().chars().count() < 2 {
+    if query.text().chars().count() < 2 {
         return Search::default();
     }
-    let mut terms = query_terms(index, query);
-    let prefix = tokens(query)
+    let mut terms = query_terms(index, &query);
+    let prefix = query
+        .words()
         .last()
-        .map(|(_, w)| w)
-        .filter(|w| typing && w.chars().count() >= 2);
+        .filter(|w| typing && w.chars().count() >= 2)
+        .cloned();
     if let Some(last) = &prefix {
         expand_prefix(index, &mut terms, last);
     }

@@ -14,7 +14,7 @@
 use crate::chunk::shorten;
 use crate::format::{FORMAT_VERSION, Index};
 use crate::lang::{self, List, has, in_any};
-use crate::question::MAX_QUESTION_CHARS;
+use crate::question::{MAX_QUESTION_CHARS, Question};
 use crate::scope::{Scope, is_decision};
 use crate::text::{Analyzer, Lang, is_stopword, tokens};
 
@@ -129,7 +129,7 @@ fn validate<'c>(index: &Index, context: &'c TurnContext) -> Option<(&'c str, Vec
 /// missing or invalid context gives a standalone question. A question read in the light of
 /// the previous one is at most [`MAX_QUESTION_CHARS`] long: the previous question gives way to
 /// what the visitor typed (a refinement of a long question is asked, not declined as too long).
-pub fn resolve(index: &Index, question: &str, context: Option<&TurnContext>) -> Turn {
+pub fn resolve(index: &Index, question: &Question, context: Option<&TurnContext>) -> Turn {
     let mut turn = read(index, question, context);
     if turn.kind.inherits() && turn.question.chars().count() > MAX_QUESTION_CHARS {
         // Only a pronoun standing for a long subject several times gets here.
@@ -138,7 +138,8 @@ pub fn resolve(index: &Index, question: &str, context: Option<&TurnContext>) -> 
     turn
 }
 
-fn read(index: &Index, question: &str, context: Option<&TurnContext>) -> Turn {
+fn read(index: &Index, asked: &Question, context: Option<&TurnContext>) -> Turn {
+    let question = asked.text();
     let alone = |kind| Turn {
         kind,
         question: question.to_owned(),
@@ -152,8 +153,8 @@ fn read(index: &Index, question: &str, context: Option<&TurnContext>) -> Turn {
     let room = MAX_QUESTION_CHARS.saturating_sub(question.chars().count() + 8);
     let previous = shorten(previous, room);
     let previous = previous.as_ref();
-    let words = split(question);
-    let prev = split(previous);
+    let words = split(question, asked.tokens());
+    let prev = split(previous, tokens(previous));
     let at = |i: usize| words.get(i).map_or(question.len(), |w| w.start);
     let after = |i: usize| question.get(at(i)..).unwrap_or_default();
     if let Some(n) = lang::find_phrase(List::Fresh, |m| opens_with(&words, m)) {
@@ -182,7 +183,7 @@ fn read(index: &Index, question: &str, context: Option<&TurnContext>) -> Turn {
     let asks = |w: &Word| in_any(List::OpensQuestion, &w.text);
     if skip > 0 && rest.first().is_some_and(asks) {
         // "and does it fold?": the connective joins a question of its own.
-        let inner = read(index, after(skip), context);
+        let inner = read(index, &Question::new(after(skip)), context);
         return if inner.kind.inherits() {
             inner
         } else {
@@ -205,7 +206,7 @@ fn read(index: &Index, question: &str, context: Option<&TurnContext>) -> Turn {
         let new = trim_end(after(skip));
         return Turn {
             kind: FollowUp::Refinement,
-            question: refine(index, previous, &prev, new, &split(new)),
+            question: refine(index, previous, &prev, new, &split(new, tokens(new))),
             scope: None,
         };
     }
@@ -255,10 +256,13 @@ struct Word {
     boundary: bool,
 }
 
-/// The words of `text` (see [`Word`]).
-fn split(text: &str) -> Vec<Word> {
+/// The words of `text` (see [`Word`]) from its `tokens` (`text::tokens`).
+fn split<W: Into<String>>(
+    text: &str,
+    tokens: impl Iterator<Item = (std::ops::Range<usize>, W)>,
+) -> Vec<Word> {
     let mut last = 0;
-    tokens(text)
+    tokens
         .map(|(range, word)| {
             let gap = text.get(last..range.start).unwrap_or_default();
             last = range.end;
@@ -270,7 +274,7 @@ fn split(text: &str) -> Vec<Word> {
                     .is_some_and(char::is_uppercase),
                 start: range.start,
                 end: range.end,
-                text: word,
+                text: word.into(),
             }
         })
         .collect()
@@ -668,7 +672,11 @@ mod tests {
     /// Reads `question` after `previous`, whose answer quoted fragment 0 (returns › Bikes).
     fn read(previous: &str, question: &str) -> Turn {
         let index = index();
-        resolve(&index, question, Some(&context(&index, previous, vec![0])))
+        resolve(
+            &index,
+            &Question::new(question),
+            Some(&context(&index, previous, vec![0])),
+        )
     }
 
     fn check(previous: &str, question: &str, kind: FollowUp, executed: &str) {
@@ -919,17 +927,17 @@ mod tests {
             },
         ];
         for c in &broken {
-            let turn = resolve(&index, "And for parts?", Some(c));
+            let turn = resolve(&index, &Question::new("And for parts?"), Some(c));
             assert_eq!(turn.kind, FollowUp::Standalone, "{c:?}");
             assert_eq!(turn.question, "And for parts?");
             assert_eq!(turn.scope, None);
         }
         assert_eq!(
-            resolve(&index, "And for parts?", Some(&good)).kind,
+            resolve(&index, &Question::new("And for parts?"), Some(&good)).kind,
             FollowUp::Refinement
         );
         assert_eq!(
-            resolve(&index, "And for parts?", None).kind,
+            resolve(&index, &Question::new("And for parts?"), None).kind,
             FollowUp::Standalone
         );
     }
@@ -939,7 +947,7 @@ mod tests {
         let index = index();
         let n = index.fragments.len() as u32;
         let only_unknown = context(&index, "How long?", vec![n, u32::MAX]);
-        let turn = resolve(&index, "Why?", Some(&only_unknown));
+        let turn = resolve(&index, &Question::new("Why?"), Some(&only_unknown));
         // Nothing left to scope an explanation to: the question is read as typed.
         assert_eq!(
             (turn.kind, turn.question.as_str(), turn.scope),
@@ -947,7 +955,7 @@ mod tests {
         );
         // Prices (doc 1) is known; the duplicate and the unknown id are dropped.
         let mixed = context(&index, "How much?", vec![u32::MAX, 3, 3]);
-        let turn = resolve(&index, "Why?", Some(&mixed));
+        let turn = resolve(&index, &Question::new("Why?"), Some(&mixed));
         assert_eq!(turn.scope, Some(Scope { docs: vec![1, 2] }));
     }
 }
