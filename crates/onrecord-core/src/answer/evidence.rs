@@ -88,6 +88,34 @@ struct Candidate<'a> {
     pick: Pick,
 }
 
+/// The fragments retrieval found, sorted for quoting.
+struct Found<'a> {
+    /// Those that compete to give a quote, best-ranked first.
+    candidates: Vec<Candidate<'a>>,
+    /// Well-ranked fragments set aside (release notes, decision records, version notes):
+    /// listed among related sections, never quoted for this question.
+    set_aside: Vec<Candidate<'a>>,
+    /// The quotable fragments in rank order (see [`Assessment::ranked`]).
+    ranked: Vec<u32>,
+}
+
+/// One question as the steps of [`assess`] weigh it: its terms and what each is.
+struct Reading<'a> {
+    index: &'a Index,
+    question: &'a Question<'a>,
+    config: &'a AnswerConfig,
+    scope: Option<&'a Scope>,
+    kind: AskKind,
+    terms: Vec<QueryTerm>,
+    /// Per term: a common English word ("put", "often"), told by the query model.
+    common: Vec<bool>,
+    /// Per term: whether it is one of the subject words the key shares weigh.
+    key: Vec<bool>,
+    /// The question's written names ("BASH_ENV", "HTTP/3"), lowercased (`compounds`).
+    written: Vec<String>,
+    vector: Option<Vec<f32>>,
+}
+
 pub(super) fn assess(
     index: &Index,
     model: Option<&QueryModel>,
@@ -118,17 +146,15 @@ pub(super) fn assess(
         Some(m) => results::correct(index, Some(m), &mut corrected),
         None => Vec::new(),
     };
-    let kind = ask_kind(question);
-    let missing_terms: Vec<String> = terms
-        .iter()
-        .filter(|t| !t.in_corpus())
-        .map(|t| t.word.clone())
-        .collect();
     let mut res = Assessment {
         hints: bearing_hints(index, &terms, config.hint_floor),
         terms: Vec::new(),
-        kind,
-        missing_terms,
+        kind: ask_kind(question),
+        missing_terms: terms
+            .iter()
+            .filter(|t| !t.in_corpus())
+            .map(|t| t.word.clone())
+            .collect(),
         quotes: Vec::new(),
         related: Vec::new(),
         features: Features::default(),
@@ -150,320 +176,426 @@ pub(super) fn assess(
         res.hard_decline = Some(Decline::BadQuestion(why));
         return res;
     }
+    if hard_decline(index, question, &terms, &corrected, config, &mut res) {
+        return res;
+    }
+    let reading = Reading::new(index, model, question, config, scope, res.kind, terms);
+    res.has_vector = reading.vector.is_some();
+    let hits = reading.rank(&reading.terms);
+    let found = reading.gather(&hits);
+    res.ranked.clone_from(&found.ranked);
+    let Some(primary) = reading.primary(&found.candidates) else {
+        res.hard_decline = Some(Decline::BelowFloor {
+            coverage: 0.0,
+            meaning: None,
+        });
+        res.terms = reading.terms;
+        return res;
+    };
+    let chosen = if asks_several(question) {
+        compound(&found.candidates, primary, &reading.terms, &|c| {
+            reading.share(c)
+        })
+    } else {
+        vec![primary]
+    };
+    let picked: Vec<&Candidate> = chosen
+        .iter()
+        .filter_map(|&i| found.candidates.get(i))
+        .collect();
+    reading.weigh(&picked, &mut res);
+    res.quotes = picked
+        .iter()
+        .map(|c| quote(index, c.frag, c.fragment, &c.pick, &reading.terms))
+        .collect();
+    res.related = related(index, &found, &picked, &res.quotes);
+    let ranked: Vec<u32> = hits.iter().map(|h| h.fragment).collect();
+    // The would-be quotes stay listed: on a decline they are what was found (an answer drops them).
+    res.results = if res.corrections.is_empty() {
+        results::sections(index, &ranked, &reading.terms, &[], None)
+    } else {
+        let ranked: Vec<u32> = reading
+            .rank(&corrected)
+            .iter()
+            .map(|h| h.fragment)
+            .collect();
+        results::sections(index, &ranked, &corrected, &[], None)
+    };
+    res.terms = reading.terms;
+    res
+}
+
+/// The declines that need no weighing: a question in another language than the pages', one
+/// with no content words, one whose every word no page uses (then the results are those of
+/// its corrected words, if any). Whether one applied; it is set on `res`.
+fn hard_decline(
+    index: &Index,
+    question: &Question,
+    terms: &[QueryTerm],
+    corrected: &[QueryTerm],
+    config: &AnswerConfig,
+    res: &mut Assessment,
+) -> bool {
     // Words of another language that happen to match these pages' words ("starte" is
     // "start") would be quoted for the wrong reasons; the visitor can ask in the pages' own.
     if let Some(lang) = foreign_language(question.words(), &index.langs()) {
         res.hard_decline = Some(Decline::OtherLanguage { lang });
         // Its small words are not words the pages lack.
         res.missing_terms.clear();
-        return res;
+        return true;
     }
     if terms.is_empty() {
         res.hard_decline = Some(Decline::NoContentWords);
-        return res;
+        return true;
     }
     if res.missing_terms.len() == terms.len() {
         res.hard_decline = Some(Decline::NeverMentioned {
             terms: res.missing_terms.clone(),
         });
         if !res.corrections.is_empty() {
-            let ranked: Vec<u32> = crate::bm25::search(index, &corrected, config.top_k * 2)
+            let ranked: Vec<u32> = crate::bm25::search(index, corrected, config.top_k * 2)
                 .iter()
                 .map(|h| h.fragment)
                 .collect();
-            res.results = results::sections(index, &ranked, &corrected, &[], None);
+            res.results = results::sections(index, &ranked, corrected, &[], None);
         }
-        res.terms = terms;
-        return res;
+        res.terms = terms.to_vec();
+        return true;
     }
-    // Embedded once: for ranking and for the meaning feature.
-    let vector = query_vector(index, model, question);
-    res.has_vector = vector.is_some();
-    // With the query model, common English words ("put", "often", "mind") are told from the
-    // words that name the subject; the key shares weigh only the latter.
-    let common: Vec<bool> = terms
-        .iter()
-        .map(|t| {
-            model
-                .filter(|_| res.has_vector)
-                .is_some_and(|m| m.is_common_word(&t.word))
-        })
-        .collect();
-    // Twice the fragments, so that set-aside pages cannot crowd the quotable ones out.
-    let rank_by = |terms: &[QueryTerm]| {
-        rank(
+    false
+}
+
+impl<'a> Reading<'a> {
+    fn new(
+        index: &'a Index,
+        model: Option<&QueryModel>,
+        question: &'a Question<'a>,
+        config: &'a AnswerConfig,
+        scope: Option<&'a Scope>,
+        kind: AskKind,
+        terms: Vec<QueryTerm>,
+    ) -> Reading<'a> {
+        // Embedded once: for ranking and for the meaning feature.
+        let vector = query_vector(index, model, question);
+        // With the query model, common English words ("put", "often", "mind") are told from
+        // the words that name the subject; the key shares weigh only the latter.
+        let common: Vec<bool> = terms
+            .iter()
+            .map(|t| {
+                model
+                    .filter(|_| vector.is_some())
+                    .is_some_and(|m| m.is_common_word(&t.word))
+            })
+            .collect();
+        // The share of the question's subject words (all words when every one is common).
+        let key: Vec<bool> = if common.iter().all(|&c| c) {
+            vec![true; terms.len()]
+        } else {
+            common.iter().map(|&c| !c).collect()
+        };
+        Reading {
             index,
-            vector.as_deref(),
-            terms,
-            config.top_k.saturating_mul(2),
-            SHIPPED,
-            &config.fusion,
+            question,
+            config,
             scope,
+            kind,
+            terms,
+            common,
+            key,
+            written: compounds(question.text()),
+            vector,
+        }
+    }
+
+    /// Twice the fragments asked for, so that set-aside pages cannot crowd the quotable ones
+    /// out.
+    fn rank(&self, terms: &[QueryTerm]) -> Vec<Hit> {
+        rank(
+            self.index,
+            self.vector.as_deref(),
+            terms,
+            self.config.top_k.saturating_mul(2),
+            SHIPPED,
+            &self.config.fusion,
+            self.scope,
         )
-    };
-    let hits = rank_by(&terms);
-    // Release notes and listings match almost any question and answer almost none: they are
-    // quoted only for questions about versions or changes (and stay among related sections);
-    // so are the version notes inside a page (`quote::pick`).
-    let changes = asks_about_changes(question);
-    let prefer = Preference {
-        kind,
-        shape_weight: config.shape_weight,
-        changes,
-    };
-    let share = |covered: &[bool]| share_of(&terms, covered);
-    // The share of the question's subject words (all words when every one is common).
-    let key_weights: Vec<bool> = if common.iter().all(|&c| c) {
-        vec![true; terms.len()]
-    } else {
-        common.iter().map(|&c| !c).collect()
-    };
-    let key_share = |covered: &[bool]| {
-        let (key, key_covered): (Vec<QueryTerm>, Vec<bool>) = terms
+    }
+
+    /// Share of the question's weight in `covered`.
+    fn share(&self, covered: &[bool]) -> f32 {
+        share_of(&self.terms, covered)
+    }
+
+    /// Share of the question's subject words' weight in `covered`.
+    fn key_share(&self, covered: &[bool]) -> f32 {
+        let (key, key_covered): (Vec<QueryTerm>, Vec<bool>) = self
+            .terms
             .iter()
             .zip(covered)
-            .zip(&key_weights)
+            .zip(&self.key)
             .filter(|(_, k)| **k)
             .map(|((t, c), _)| (t.clone(), *c))
             .unzip();
         share_of(&key, &key_covered)
-    };
-    // Decision records (the decisions collection) likewise, for questions that ask no "why".
-    let why = kind == AskKind::Reason || asks_about_decisions(question);
-    // The question's written names ("BASH_ENV"), which the headings of the entry for what is
-    // asked must hold whole: the title "Bash …" and the heading "ENV" are not that entry.
-    let written = compounds(question.text());
-    let mut set_aside: Vec<Candidate> = Vec::new();
-    let mut candidates: Vec<Candidate> = Vec::new();
-    for (position, hit) in hits.iter().enumerate() {
-        let Some(fragment) = index.fragment(hit.fragment) else {
-            continue;
+    }
+
+    /// What to quote from each ranked fragment, for those that may compete.
+    fn gather(&self, hits: &[Hit]) -> Found<'a> {
+        let (index, config, kind) = (self.index, self.config, self.kind);
+        // Release notes and listings match almost any question and answer almost none: they
+        // are quoted only for questions about versions or changes (and stay among related
+        // sections); so are the version notes inside a page (`quote::pick`).
+        let changes = asks_about_changes(self.question);
+        let prefer = Preference {
+            kind,
+            shape_weight: config.shape_weight,
+            changes,
         };
-        let doc = index.doc_of(fragment);
-        let noise = doc.is_some_and(|d| d.kind.is_noise());
-        let decision = doc.is_some_and(|d| index.in_decisions(d));
-        // A fragment that holds nothing but version notes has nothing else to quote.
-        let notes_only = !changes && only_version_notes(fragment);
-        if (noise && !changes) || (decision && !why) || notes_only {
-            if position < config.top_k {
-                set_aside.push(Candidate {
+        // Decision records (the decisions collection) likewise, for questions that ask no
+        // "why".
+        let why = kind == AskKind::Reason || asks_about_decisions(self.question);
+        // The question's written names ("BASH_ENV"), which the headings of the entry for what
+        // is asked must hold whole: the title "Bash …" and the heading "ENV" are not that
+        // entry.
+        let written = &self.written;
+        let terms = &self.terms;
+        let mut found = Found {
+            candidates: Vec::new(),
+            set_aside: Vec::new(),
+            ranked: Vec::new(),
+        };
+        for (position, hit) in hits.iter().enumerate() {
+            let Some(fragment) = index.fragment(hit.fragment) else {
+                continue;
+            };
+            let doc = index.doc_of(fragment);
+            let noise = doc.is_some_and(|d| d.kind.is_noise());
+            let decision = doc.is_some_and(|d| index.in_decisions(d));
+            // A fragment that holds nothing but version notes has nothing else to quote.
+            let notes_only = !changes && only_version_notes(fragment);
+            if (noise && !changes) || (decision && !why) || notes_only {
+                if position < config.top_k {
+                    found.set_aside.push(Candidate {
+                        frag: hit.fragment,
+                        fragment,
+                        pick: pick(index, fragment, terms, prefer, false, false),
+                    });
+                }
+                continue;
+            }
+            found.ranked.push(hit.fragment);
+            let candidates = &found.candidates;
+            // Past the first few, only the entry for what is asked competes, while none does: a
+            // name's own short entry can rank below the passages that use it ("What is IFS?").
+            let first_few = candidates.len() < config.top_k;
+            // A definition question's defining sentence competes from further down too, while
+            // none of those found says what the thing is: the passages that use a name often
+            // outrank the one sentence that defines it.
+            let defining = kind == AskKind::Definition && !candidates.iter().any(|c| c.pick.shaped);
+            if !first_few && !defining && candidates.iter().any(|c| c.pick.entry) {
+                continue;
+            }
+            let opening = opens_section(index, hit.fragment, fragment);
+            let headings = fragment.heading_path.join("\n").to_lowercase();
+            let names_whole = written.iter().all(|w| holds_whole(&headings, w));
+            if !(first_few || defining || opening && names_whole) {
+                continue;
+            }
+            let pick = pick(index, fragment, terms, prefer, opening, names_whole);
+            if first_few || pick.entry || defining && pick.shaped {
+                found.candidates.push(Candidate {
                     frag: hit.fragment,
                     fragment,
-                    pick: pick(index, fragment, &terms, prefer, false, false),
+                    pick,
                 });
             }
-            continue;
         }
-        res.ranked.push(hit.fragment);
-        // Past the first few, only the entry for what is asked competes, while none does: a
-        // name's own short entry can rank below the passages that use it ("What is IFS?").
-        let first_few = candidates.len() < config.top_k;
-        // A definition question's defining sentence competes from further down too, while
-        // none of those found says what the thing is: the passages that use a name often
-        // outrank the one sentence that defines it.
-        let defining = kind == AskKind::Definition && !candidates.iter().any(|c| c.pick.shaped);
-        if !first_few && !defining && candidates.iter().any(|c| c.pick.entry) {
-            continue;
-        }
-        let opening = opens_section(index, hit.fragment, fragment);
-        let headings = fragment.heading_path.join("\n").to_lowercase();
-        let names_whole = written.iter().all(|w| holds_whole(&headings, w));
-        if !(first_few || defining || opening && names_whole) {
-            continue;
-        }
-        let pick = pick(index, fragment, &terms, prefer, opening, names_whole);
-        if first_few || pick.entry || defining && pick.shaped {
-            candidates.push(Candidate {
-                frag: hit.fragment,
-                fragment,
-                pick,
-            });
-        }
+        found
     }
-    // Among the first few fragments, quote the one whose quote carries most of the question;
-    // on a tie, the one whose sentence has the shape asked for (the sentence that says what a
-    // thing is, not one that uses its name, even under a heading that names it), then the
-    // entry for what is asked, then the better-ranked one. The entry for what is asked
-    // competes from further down as well.
-    let key = |c: &Candidate| (share(&c.pick.local), c.pick.shaped, c.pick.entry);
-    let mut primary: Option<usize> = None;
-    for (i, c) in candidates.iter().enumerate().filter(|(i, c)| {
-        *i < ANSWER_CANDIDATES || c.pick.entry || kind == AskKind::Definition && c.pick.shaped
-    }) {
-        if primary
-            .and_then(|p| candidates.get(p))
-            .is_none_or(|b| key(c) > key(b))
-        {
-            primary = Some(i);
+
+    /// The candidate to quote first. Among the first few fragments, the one whose quote carries
+    /// most of the question; on a tie, the one whose sentence has the shape asked for (the
+    /// sentence that says what a thing is, not one that uses its name, even under a heading
+    /// that names it), then the entry for what is asked, then the better-ranked one. The entry
+    /// for what is asked competes from further down as well.
+    fn primary(&self, candidates: &[Candidate]) -> Option<usize> {
+        let kind = self.kind;
+        let key = |c: &Candidate| (self.share(&c.pick.local), c.pick.shaped, c.pick.entry);
+        let mut primary: Option<usize> = None;
+        for (i, c) in candidates.iter().enumerate().filter(|(i, c)| {
+            *i < ANSWER_CANDIDATES || c.pick.entry || kind == AskKind::Definition && c.pick.shaped
+        }) {
+            if primary
+                .and_then(|p| candidates.get(p))
+                .is_none_or(|b| key(c) > key(b))
+            {
+                primary = Some(i);
+            }
         }
+        primary
     }
-    let Some(primary) = primary else {
-        res.hard_decline = Some(Decline::BelowFloor {
-            coverage: 0.0,
-            meaning: None,
-        });
-        res.terms = terms;
-        return res;
-    };
-    let chosen = if asks_several(question) {
-        compound(&candidates, primary, &terms, &share)
-    } else {
-        vec![primary]
-    };
-    let picked: Vec<&Candidate> = chosen.iter().filter_map(|&i| candidates.get(i)).collect();
-    let none = vec![false; terms.len()];
-    let fold = |f: &dyn Fn(&Candidate) -> Vec<bool>| -> Vec<bool> {
-        picked
-            .iter()
-            .fold(none.clone(), |acc, c| union(&acc, &f(c)))
-    };
-    let local = fold(&|c| c.pick.local.clone());
-    let in_fragments = fold(&|c| fragment_terms(index, &terms, c.frag));
-    let coverage = share(&in_fragments);
-    let pages: Vec<(u32, u32)> = picked
-        .iter()
-        .map(|c| page_range(index, c.frag, c.fragment))
-        .collect();
-    let on_pages: Vec<bool> = terms
-        .iter()
-        .map(|t| pages.iter().any(|&(s, e)| in_range(index, t, s, e)))
-        .collect();
-    let meaning = vector.as_deref().and_then(|q| {
-        picked
-            .iter()
-            .filter_map(|c| similarity(index, c.frag, q))
-            .reduce(f32::max)
-    });
-    let first_page = pages.first().copied().unwrap_or((0, 0));
-    // The question's weight without framing words: what "share" means for a single word.
-    let total: f32 = terms.iter().filter(|t| !t.framing).map(|t| t.idf).sum();
-    let weight_of = |t: &QueryTerm| if total > 0.0 { t.idf / total } else { 0.0 };
-    let mut absent_first: Vec<&QueryTerm> = terms
-        .iter()
-        .zip(&common)
-        .filter(|(t, c)| !t.framing && !**c && !in_range(index, t, first_page.0, first_page.1))
-        .map(|(t, _)| t)
-        .collect();
-    // Heaviest first (an insertion sort: a handful of words, and no sort code in the wasm).
-    for i in 1..absent_first.len() {
-        let mut j = i;
-        while j > 0 && absent_first[j - 1].idf < absent_first[j].idf {
-            absent_first.swap(j - 1, j);
-            j -= 1;
-        }
-    }
-    let page_texts: Vec<String> = pages.iter().map(|&(s, e)| page_text(index, s, e)).collect();
-    let compounds_missing: Vec<String> = written
-        .into_iter()
-        .filter(|c| !page_texts.iter().any(|t| holds_whole(t, c)))
-        .collect();
-    let asks_quantity = kind == AskKind::Quantity;
-    // The quoted text as a reader sees it: the sentences, their headings and page title.
-    let quoted: Vec<&str> = picked
-        .iter()
-        .filter_map(|c| {
-            c.fragment
-                .text
-                .get(c.pick.start as usize..c.pick.end as usize)
-        })
-        .collect();
-    let quantity_shown = asks_quantity
-        && quoted
-            .iter()
-            .any(|q| q.chars().any(|ch| ch.is_ascii_digit()));
-    res.value_in_words = asks_quantity
-        && !quantity_shown
-        && quoted.iter().any(|q| gives_value_in_words(question, q));
-    let (context, lang) = picked
-        .first()
-        .map_or((String::new(), index.default_lang), |c| {
-            let doc = index.doc_of(c.fragment);
-            (
-                format!(
-                    "{}. {}",
-                    doc.map_or("", |d| d.title.as_str()),
-                    c.fragment.heading_path.join(". ")
-                ),
-                doc.map_or(index.default_lang, |d| d.lang),
-            )
-        });
-    let analyzer = Analyzer::new(lang, index.settings.stemming);
-    let subject = (kind == AskKind::Topic)
-        .then(|| topic_subject(question))
-        .flatten();
-    res.about_page = picked.first().zip(subject).is_some_and(|(c, subject)| {
-        about_subject(index, c.fragment, &terms, &subject, first_page, lang)
-    });
-    let question_pairs = pairs(question.words(), &analyzer, lang);
-    let quote_text = format!("{context}. {}", quoted.join(" "));
-    let quote_words: Vec<String> = tokens(&quote_text).map(|(_, w)| w).collect();
-    let quote_pairs = pairs(&quote_words, &analyzer, lang);
-    // A question of one word has no pairs: it is found as written where the quote is the
-    // entry for it, its heading naming it whole ("What is HISTCONTROL?" under
-    // "HISTCONTROL"); the word alone elsewhere counts for nothing (counting it let passing
-    // mentions through).
-    let bigram_share = if question_pairs.is_empty() {
-        f32::from(u8::from(picked.first().is_some_and(|c| c.pick.entry)))
-    } else {
-        question_pairs
-            .iter()
-            .filter(|p| quote_pairs.contains(p))
-            .count() as f32
-            / question_pairs.len() as f32
-    };
-    // In the order of FEATURE_NAMES.
-    res.features = Features {
-        values: [
-            coverage,
-            key_share(&in_fragments),
-            share(&fold(&|c| c.pick.in_quote.clone())),
-            key_share(&local),
-            meaning.unwrap_or(0.0),
-            absent_first.first().map_or(0.0, |t| weight_of(t)),
-            f32::from(u8::from(!compounds_missing.is_empty())),
-            f32::from(u8::from(asks_quantity)),
-            f32::from(u8::from(quantity_shown)),
-            bigram_share,
-        ],
-    };
-    res.coverage = coverage;
-    res.support = share(&local);
-    res.meaning = meaning;
-    res.missing_on_page = compounds_missing
-        .iter()
-        .cloned()
-        .chain(absent_first.iter().take(3).map(|t| t.word.clone()))
-        .collect();
-    res.incomplete = compounds_missing
-        .iter()
-        .cloned()
-        .chain(
-            terms
+
+    /// The evidence the `picked` quotes give: the features the decline model weighs, and what
+    /// a decline or a partial answer would name.
+    fn weigh(&self, picked: &[&Candidate], res: &mut Assessment) {
+        let (index, question, terms, kind) = (self.index, self.question, &self.terms, self.kind);
+        let none = vec![false; terms.len()];
+        let fold = |f: &dyn Fn(&Candidate) -> Vec<bool>| -> Vec<bool> {
+            picked
                 .iter()
-                .zip(&on_pages)
-                .zip(&common)
-                .filter(|((t, on), c)| {
-                    !t.framing
-                        && !t.contraction
-                        && !**on
-                        && !**c
-                        && (!t.in_corpus() || weight_of(t) >= PARTIAL_SHARE)
-                })
-                .map(|((t, _), _)| t.word.clone()),
-        )
-        .collect();
-    res.quotes = picked
-        .iter()
-        .map(|c| quote(index, c.frag, c.fragment, &c.pick, &terms))
-        .collect();
+                .fold(none.clone(), |acc, c| union(&acc, &f(c)))
+        };
+        let local = fold(&|c| c.pick.local.clone());
+        let in_fragments = fold(&|c| fragment_terms(index, terms, c.frag));
+        let coverage = self.share(&in_fragments);
+        let pages: Vec<(u32, u32)> = picked
+            .iter()
+            .map(|c| page_range(index, c.frag, c.fragment))
+            .collect();
+        let on_pages: Vec<bool> = terms
+            .iter()
+            .map(|t| pages.iter().any(|&(s, e)| in_range(index, t, s, e)))
+            .collect();
+        let meaning = self.vector.as_deref().and_then(|q| {
+            picked
+                .iter()
+                .filter_map(|c| similarity(index, c.frag, q))
+                .reduce(f32::max)
+        });
+        let first_page = pages.first().copied().unwrap_or((0, 0));
+        // The question's weight without framing words: what "share" means for a single word.
+        let total: f32 = terms.iter().filter(|t| !t.framing).map(|t| t.idf).sum();
+        let weight_of = |t: &QueryTerm| if total > 0.0 { t.idf / total } else { 0.0 };
+        let mut absent_first: Vec<&QueryTerm> = terms
+            .iter()
+            .zip(&self.common)
+            .filter(|(t, c)| !t.framing && !**c && !in_range(index, t, first_page.0, first_page.1))
+            .map(|(t, _)| t)
+            .collect();
+        // Heaviest first (an insertion sort: a handful of words, and no sort code in the wasm).
+        for i in 1..absent_first.len() {
+            let mut j = i;
+            while j > 0 && absent_first[j - 1].idf < absent_first[j].idf {
+                absent_first.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        let page_texts: Vec<String> = pages.iter().map(|&(s, e)| page_text(index, s, e)).collect();
+        let compounds_missing: Vec<String> = self
+            .written
+            .iter()
+            .filter(|c| !page_texts.iter().any(|t| holds_whole(t, c)))
+            .cloned()
+            .collect();
+        let asks_quantity = kind == AskKind::Quantity;
+        // The quoted text as a reader sees it: the sentences, their headings and page title.
+        let quoted: Vec<&str> = picked
+            .iter()
+            .filter_map(|c| {
+                c.fragment
+                    .text
+                    .get(c.pick.start as usize..c.pick.end as usize)
+            })
+            .collect();
+        let quantity_shown = asks_quantity
+            && quoted
+                .iter()
+                .any(|q| q.chars().any(|ch| ch.is_ascii_digit()));
+        res.value_in_words = asks_quantity
+            && !quantity_shown
+            && quoted.iter().any(|q| gives_value_in_words(question, q));
+        let (context, lang) = picked
+            .first()
+            .map_or((String::new(), index.default_lang), |c| {
+                let doc = index.doc_of(c.fragment);
+                (
+                    format!(
+                        "{}. {}",
+                        doc.map_or("", |d| d.title.as_str()),
+                        c.fragment.heading_path.join(". ")
+                    ),
+                    doc.map_or(index.default_lang, |d| d.lang),
+                )
+            });
+        let analyzer = Analyzer::new(lang, index.settings.stemming);
+        let subject = (kind == AskKind::Topic)
+            .then(|| topic_subject(question))
+            .flatten();
+        res.about_page = picked.first().zip(subject).is_some_and(|(c, subject)| {
+            about_subject(index, c.fragment, terms, &subject, first_page, lang)
+        });
+        let question_pairs = pairs(question.words(), &analyzer, lang);
+        let quote_text = format!("{context}. {}", quoted.join(" "));
+        let quote_words: Vec<String> = tokens(&quote_text).map(|(_, w)| w).collect();
+        let quote_pairs = pairs(&quote_words, &analyzer, lang);
+        // A question of one word has no pairs: it is found as written where the quote is the
+        // entry for it, its heading naming it whole ("What is HISTCONTROL?" under
+        // "HISTCONTROL"); the word alone elsewhere counts for nothing (counting it let passing
+        // mentions through).
+        let bigram_share = if question_pairs.is_empty() {
+            f32::from(u8::from(picked.first().is_some_and(|c| c.pick.entry)))
+        } else {
+            question_pairs
+                .iter()
+                .filter(|p| quote_pairs.contains(p))
+                .count() as f32
+                / question_pairs.len() as f32
+        };
+        // In the order of FEATURE_NAMES.
+        res.features = Features {
+            values: [
+                coverage,
+                self.key_share(&in_fragments),
+                self.share(&fold(&|c| c.pick.in_quote.clone())),
+                self.key_share(&local),
+                meaning.unwrap_or(0.0),
+                absent_first.first().map_or(0.0, |t| weight_of(t)),
+                f32::from(u8::from(!compounds_missing.is_empty())),
+                f32::from(u8::from(asks_quantity)),
+                f32::from(u8::from(quantity_shown)),
+                bigram_share,
+            ],
+        };
+        res.coverage = coverage;
+        res.support = self.share(&local);
+        res.meaning = meaning;
+        res.missing_on_page = compounds_missing
+            .iter()
+            .cloned()
+            .chain(absent_first.iter().take(3).map(|t| t.word.clone()))
+            .collect();
+        res.incomplete = compounds_missing
+            .iter()
+            .cloned()
+            .chain(
+                terms
+                    .iter()
+                    .zip(&on_pages)
+                    .zip(&self.common)
+                    .filter(|((t, on), c)| {
+                        !t.framing
+                            && !t.contraction
+                            && !**on
+                            && !**c
+                            && (!t.in_corpus() || weight_of(t) >= PARTIAL_SHARE)
+                    })
+                    .map(|((t, _), _)| t.word.clone()),
+            )
+            .collect();
+    }
+}
+
+/// Other matching sections besides the quoted ones (the candidates, then those set aside),
+/// one per page URL, at most [`MAX_RELATED`].
+fn related(index: &Index, found: &Found, picked: &[&Candidate], quotes: &[Quote]) -> Vec<Section> {
     let mut related: Vec<Section> = Vec::new();
-    for c in candidates.iter().chain(&set_aside) {
+    for c in found.candidates.iter().chain(&found.set_aside) {
         if picked.iter().any(|p| p.frag == c.frag) {
             continue;
         }
         let citation = citation(index, c.fragment, "");
         let seen = related.iter().any(|s| s.citation.url == citation.url)
-            || res.quotes.iter().any(|q| q.citation.url == citation.url);
+            || quotes.iter().any(|q| q.citation.url == citation.url);
         if !seen {
             related.push(Section {
                 fragment: c.frag,
@@ -472,17 +604,7 @@ pub(super) fn assess(
         }
     }
     related.truncate(MAX_RELATED);
-    res.related = related;
-    let ranked: Vec<u32> = hits.iter().map(|h| h.fragment).collect();
-    // The would-be quotes stay listed: on a decline they are what was found (an answer drops them).
-    res.results = if res.corrections.is_empty() {
-        results::sections(index, &ranked, &terms, &[], None)
-    } else {
-        let ranked: Vec<u32> = rank_by(&corrected).iter().map(|h| h.fragment).collect();
-        results::sections(index, &ranked, &corrected, &[], None)
-    };
-    res.terms = terms;
-    res
+    related
 }
 
 /// The primary candidate, then up to two more from other pages, each chosen because its quote
