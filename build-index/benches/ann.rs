@@ -1,6 +1,6 @@
 //! One question's vector search at 100k fragments, natively: brute force (the shipped
-//! `search_vectors`) against IVF (`onrecord_core::ann`, lists trained by `build_index::ivf`)
-//! and binary codes with int8 rescoring. `cargo bench -p build-index --bench ann`.
+//! `search_vectors`) against IVF (`onrecord_core::ann`, lists trained by `build_index::ivf`).
+//! `cargo bench -p build-index --bench ann`.
 //!
 //! The vectors are `replicated_index`'s deterministic stand-ins (latency depends on sizes, not
 //! values); recall is measured on real vectors by `cargo run --release -p eval --example ann`.
@@ -10,9 +10,7 @@ use std::path::Path;
 use build_index::ivf::{list_count, train};
 use build_index::{BENCH_QUESTIONS, replicated_index};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use onrecord_core::ann::{
-    Rows, hamming_candidates, nearest_lists, rescore, search_lists, sign_codes,
-};
+use onrecord_core::ann::{nearest_lists, search_lists};
 use onrecord_core::{QueryModel, search_vectors};
 
 /// What fusion takes from the vector list.
@@ -28,13 +26,7 @@ fn bench(c: &mut Criterion) {
     let index = replicated_index(&root, n, Some(&model)).expect("rustc-dev-guide builds");
     let vectors = index.vectors.clone().expect("vectors");
     let dims = vectors.dims as usize;
-    let rows = Rows {
-        dims,
-        scales: &vectors.scales,
-        data: &vectors.data,
-    };
     let ivf = train(&vectors, list_count(vectors.scales.len()), 11);
-    let codes = sign_codes(rows);
     let queries: Vec<Vec<f32>> = BENCH_QUESTIONS
         .iter()
         .filter_map(|q| model.embed(q))
@@ -57,14 +49,6 @@ fn bench(c: &mut Criterion) {
                     .filter_map(|l| ivf.lists.get(l as usize))
                     .collect();
                 search_lists(&probed, dims, q, K)
-            })
-        });
-    }
-    for m in [200, 1000] {
-        group.bench_function(BenchmarkId::new(format!("binary-{m}"), n), |b| {
-            b.iter(|| {
-                let q = next();
-                rescore(rows, &hamming_candidates(&codes, dims, q, m), q, K)
             })
         });
     }

@@ -11,12 +11,16 @@
 //!   of brute force (the vectors of fragments the method never scores are set to the opposite
 //!   of the question, so `search_vectors` ranks them last: what it returns is then the
 //!   approximate search's list, unless fewer than 50 fragments were scored, counted as "short");
-//! - the raw bytes a question fetches for its vectors (centroids + probed lists with ids, or
-//!   every code + the rescored rows), mean and p95.
+//! - the raw bytes a question fetches for its vectors (centroids + probed lists with ids), mean
+//!   and p95.
 //!
 //! Then all corpora's vectors are replicated with small noise to 100,000 fragments and the same
 //! agreement, bytes and a native timing median per question are measured there (queries: every
 //! question of every set).
+//!
+//! Sign codes with rescoring (one sign bit a dimension, ranked by Hamming distance, the best
+//! rescored exactly) were measured here too until 2026-12-05; their rows stay in
+//! `eval/results/ann.md` and `eval/notes/2026-12-05-sign-codes-removed.md` says why they went.
 
 // An example: `pub` in the shared harness modules marks what they share, not an API.
 #![allow(unreachable_pub)]
@@ -39,9 +43,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use build_index::ivf::{Ivf, list_count, train};
 use build_index::{Embedder, Input, ModelFiles, Options, build_with, corpus_input};
-use onrecord_core::ann::{
-    Rows, exact_search, hamming_candidates, nearest_lists, rescore, search_lists, sign_codes,
-};
+use onrecord_core::ann::{Rows, exact_search, nearest_lists, search_lists};
 use onrecord_core::{Index, QueryModel, SHIPPED, VectorIndex, model_fits, retrieve_with};
 use serde::Deserialize;
 
@@ -49,7 +51,6 @@ use serde::Deserialize;
 const FUSION_DEPTH: usize = 50;
 const SEED: u64 = 11;
 const PROBES: &[usize] = &[1, 2, 4, 8, 16, 32];
-const RESCORED: &[usize] = &[50, 100, 200, 500, 1000];
 const REPLICATED: usize = 100_000;
 /// Per-dimension noise of a replicated vector (unit vectors of 128 dimensions: the copy keeps
 /// a cosine of about 0.99 with its original).
@@ -71,7 +72,6 @@ struct Entry {
 enum Method {
     Brute,
     Ivf { probes: usize },
-    Binary { rescored: usize },
 }
 
 impl Method {
@@ -79,14 +79,12 @@ impl Method {
         match self {
             Method::Brute => "brute force".into(),
             Method::Ivf { probes } => format!("IVF {lists} lists, {probes} probed"),
-            Method::Binary { rescored } => format!("binary codes, {rescored} rescored"),
         }
     }
 
     fn all() -> Vec<Method> {
         let mut all = vec![Method::Brute];
         all.extend(PROBES.iter().map(|&probes| Method::Ivf { probes }));
-        all.extend(RESCORED.iter().map(|&rescored| Method::Binary { rescored }));
         all
     }
 }
@@ -95,18 +93,12 @@ impl Method {
 struct Layer {
     vectors: VectorIndex,
     ivf: Ivf,
-    codes: Vec<u64>,
 }
 
 impl Layer {
     fn new(vectors: VectorIndex) -> Layer {
         let ivf = train(&vectors, list_count(vectors.scales.len()), SEED);
-        let codes = sign_codes(rows(&vectors));
-        Layer {
-            vectors,
-            ivf,
-            codes,
-        }
+        Layer { vectors, ivf }
     }
 
     fn dims(&self) -> usize {
@@ -133,12 +125,6 @@ impl Layer {
                 // Centroids (int8 + scale) and each member's id, scale and row.
                 let bytes = self.ivf.lists.len() * row_bytes + scored.len() * (row_bytes + 4);
                 (ids(&hits), scored, bytes)
-            }
-            Method::Binary { rescored } => {
-                let candidates = hamming_candidates(&self.codes, dims, query, rescored);
-                let hits = rescore(rows(&self.vectors), &candidates, query, k);
-                let bytes = self.codes.len() * 8 + candidates.len() * row_bytes;
-                (ids(&hits), candidates, bytes)
             }
         }
     }

@@ -1,19 +1,16 @@
 //! Approximate vector search, for indexes too large for a question to fetch every vector.
 //!
-//! Two ways to score only a few fragments exactly, both over int8 rows as the index stores them
-//! (one scale per row, score = scale × Σ row·query, the same arithmetic as brute force):
+//! **IVF**, over int8 rows as the index stores them (one scale per row, score = scale × Σ
+//! row·query, the same arithmetic as brute force): fragments are grouped into lists around
+//! centroids (trained at build time by `build-index`); a question scores the centroids, fetches
+//! the `probes` nearest lists and scores their members exactly ([`nearest_lists`], then
+//! [`search_lists`]). A sharded index stores its lists smaller, as [`CODE_BITS`]-bit codes of
+//! each member's residual from its centroid ([`CodeList`], [`ivf_code_search`]), scored against
+//! the full-precision question. [`exact_search`] is brute force over rows, what both are
+//! measured against.
 //!
-//! - **IVF**: fragments are grouped into lists around centroids (trained at build time by
-//!   `build-index`); a question scores the centroids, fetches the `probes` nearest lists and
-//!   scores their members exactly ([`nearest_lists`], then [`search_lists`]). A sharded index
-//!   stores its lists smaller, as [`CODE_BITS`]-bit codes of each member's residual from its
-//!   centroid ([`CodeList`], [`ivf_code_search`]), scored against the full-precision question.
-//! - **Binary codes**: one sign bit per dimension; a question ranks every code by Hamming
-//!   distance to its own signs, then scores the best `m` exactly ([`hamming_candidates`], then
-//!   [`rescore`]).
-//!
-//! Ties rank by fragment id, as brute force does, so probing every list (or rescoring every
-//! fragment) gives brute force's ranking exactly.
+//! Ties rank by fragment id, as brute force does, so probing every list gives brute force's
+//! ranking exactly.
 
 use crate::bm25::{Hit, best_k};
 // The codes' layout is the sharded format's: defined there, re-exported here.
@@ -339,72 +336,17 @@ pub fn ivf_code_search(
     best_k(hits, k)
 }
 
-/// 64-bit words per binary code of `dims` dimensions.
-pub fn code_words(dims: usize) -> usize {
-    dims.div_ceil(64)
-}
-
-/// The sign bits of `values` (bit `j` set when value `j` is positive), packed into
-/// [`code_words`] words.
-pub fn sign_code<T: Copy + Into<f32>>(values: &[T]) -> Vec<u64> {
-    let mut code = vec![0u64; code_words(values.len())];
-    for (j, &v) in values.iter().enumerate() {
-        if v.into() > 0.0 {
-            code[j / 64] |= 1 << (j % 64);
-        }
-    }
-    code
-}
-
-/// Every row's sign code, concatenated ([`code_words`] words a row).
-pub fn sign_codes(rows: Rows<'_>) -> Vec<u64> {
-    (0..rows.len())
-        .filter_map(|i| rows.row(i))
-        .flat_map(|(row, _)| sign_code(row))
-        .collect()
-}
-
-/// The `m` rows whose codes are nearest `query`'s sign code in Hamming distance, ties by row
-/// order: the candidates to rescore.
-pub fn hamming_candidates(codes: &[u64], dims: usize, query: &[f32], m: usize) -> Vec<u32> {
-    let words = code_words(dims);
-    if words == 0 || query.len() != dims {
-        return Vec::new();
-    }
-    let q = sign_code(query);
-    let scored: Vec<Hit> = codes
-        .chunks_exact(words)
-        .enumerate()
-        .map(|(i, code)| {
-            let distance: u32 = code.iter().zip(&q).map(|(a, b)| (a ^ b).count_ones()).sum();
-            Hit {
-                fragment: i as u32,
-                // Fewer differing bits rank higher.
-                score: -(distance as f32),
-            }
-        })
-        .collect();
-    best_k(scored, m).into_iter().map(|h| h.fragment).collect()
-}
-
-/// Scores the `candidates` rows of `rows` exactly and returns the best `k`.
-pub fn rescore(rows: Rows<'_>, candidates: &[u32], query: &[f32], k: usize) -> Vec<Hit> {
-    let hits = candidates
-        .iter()
-        .filter_map(|&fragment| {
+/// Brute force over `rows`: what the approximate searches are measured against.
+pub fn exact_search(rows: Rows<'_>, query: &[f32], k: usize) -> Vec<Hit> {
+    let hits = (0..rows.len())
+        .filter_map(|i| {
             Some(Hit {
-                fragment,
-                score: rows.score(fragment as usize, query)?,
+                fragment: i as u32,
+                score: rows.score(i, query)?,
             })
         })
         .collect();
     best_k(hits, k)
-}
-
-/// Brute force over `rows`: what the approximate searches are measured against.
-pub fn exact_search(rows: Rows<'_>, query: &[f32], k: usize) -> Vec<Hit> {
-    let all: Vec<u32> = (0..rows.len() as u32).collect();
-    rescore(rows, &all, query, k)
 }
 
 #[cfg(test)]
@@ -490,6 +432,7 @@ mod tests {
             let query = unit(vector(1000 + q, 24));
             let approx = ivf_search(centroids.rows(), &lists, &query, 7, 50);
             assert_eq!(approx, brute(&vi, &query, 50), "query {q}");
+            assert_eq!(exact_search(vi.rows(), &query, 50), approx, "query {q}");
         }
     }
 
@@ -533,33 +476,6 @@ mod tests {
         assert_eq!(probe(4, 4, 0.0), nearest_lists(centroids.rows(), &query, 4));
         assert_eq!(probe(0, 5, 0.0), vec![0]);
         assert!(probe(0, 0, 1.0).is_empty());
-    }
-
-    #[test]
-    fn binary_with_every_candidate_rescored_is_brute_force() {
-        let vi = vectors(300, 70);
-        let codes = sign_codes(vi.rows());
-        assert_eq!(codes.len(), 300 * 2);
-        for q in 0..20 {
-            let query = unit(vector(2000 + q, 70));
-            let candidates = hamming_candidates(&codes, 70, &query, 300);
-            assert_eq!(candidates.len(), 300);
-            let approx = rescore(vi.rows(), &candidates, &query, 50);
-            assert_eq!(approx, brute(&vi, &query, 50), "query {q}");
-        }
-    }
-
-    #[test]
-    fn hamming_ranks_by_differing_signs() {
-        let mut vi = VectorIndex::new(0, 3);
-        for v in [[-1.0, -1.0, -1.0], [1.0, 1.0, -1.0], [1.0, 1.0, 1.0]] {
-            vi.push(&v);
-        }
-        let codes = sign_codes(vi.rows());
-        assert_eq!(codes, vec![0b000, 0b011, 0b111]);
-        let query = unit(vec![0.5, 0.5, 0.5]);
-        assert_eq!(hamming_candidates(&codes, 3, &query, 3), vec![2, 1, 0]);
-        assert_eq!(hamming_candidates(&codes, 3, &query, 1), vec![2]);
     }
 
     /// A member whose residual from its centroid lies on a grid of step 0.01 (`levels[j]` in
@@ -695,15 +611,12 @@ mod tests {
         assert!(empty.is_empty());
         assert!(nearest_lists(empty, &[1.0], 3).is_empty());
         assert!(ivf_search(empty, &[], &[], 3, 10).is_empty());
-        assert!(hamming_candidates(&[], 0, &[], 5).is_empty());
         assert!(exact_search(empty, &[], 5).is_empty());
         let vi = vectors(5, 4);
-        // A query of the wrong length, candidates out of range, k = 0, lists that do not exist.
+        // A query of the wrong length, k = 0, lists that do not exist.
         assert!(exact_search(vi.rows(), &[1.0, 0.0], 5).is_empty());
-        assert!(rescore(vi.rows(), &[9, 100], &[0.5; 4], 5).is_empty());
         assert!(exact_search(vi.rows(), &[0.5; 4], 0).is_empty());
         assert!(ivf_search(vi.rows(), &[], &[0.5; 4], 5, 5).is_empty());
-        assert!(hamming_candidates(&[1, 2, 3], 4, &[0.5; 3], 5).is_empty());
     }
 
     proptest! {
@@ -719,11 +632,8 @@ mod tests {
             let rows = Rows { dims, scales: &scales, data: &data };
             let _ = nearest_lists(rows, &query, k);
             let _ = exact_search(rows, &query, k);
-            let _ = rescore(rows, &ids, &query, k);
             let list = IvfList { ids: ids.clone(), scales: scales.clone(), data: data.clone() };
             let _ = ivf_search(rows, &[list], &query, k, k);
-            let codes = sign_codes(rows);
-            let _ = hamming_candidates(&codes, dims, &query, k);
             let list = CodeList { ids: ids.clone(), scales: scales.clone(), codes: data.iter().map(|&v| v as u8).collect() };
             let _ = ivf_code_search(rows, &[list], &query, Probes::fixed(k), k);
             let _ = probed_lists(rows, &query, Probes { min: k / 2, max: k, margin: 0.1 });
