@@ -50,7 +50,7 @@
 //! is needed; then each read returned what the whole index would have (vector search: what
 //! IVF over the probed lists' codes returns), and so does the answer.
 //!
-//! The files: [`manifest`] (the manifest's type and how its pages place fragments), [`write`]
+//! The files: [`manifest`] (the manifest's type and how its pages place fragments), [`mod@write`]
 //! (an [`Index`](crate::Index) as manifest and shards), [`read`] ([`ShardedIndex`] from its
 //! manifest, and what its reads missed) and [`take`] (a fetched shard checked and added).
 
