@@ -113,7 +113,7 @@ impl IndexBuilder {
         self.hints.push(hint);
     }
 
-    /// Adds a document and its fragments (from [`crate::chunk`]) as an ordinary page. Add
+    /// Adds a document and its fragments (from [`crate::chunk()`]) as an ordinary page. Add
     /// documents in a stable order.
     pub fn add(&mut self, doc: &SourceDoc, drafts: &[FragmentDraft]) {
         self.add_page(doc, drafts, PageKind::Page);

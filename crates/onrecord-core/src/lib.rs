@@ -1,6 +1,6 @@
 //! onrecord-core: everything that decides, and nothing that does IO.
 //!
-//! The pipeline is: a parsed document ([`SourceDoc`]) is cut into fragments ([`chunk`]),
+//! The pipeline is: a parsed document ([`SourceDoc`]) is cut into fragments ([`chunk()`]),
 //! the fragments are indexed ([`IndexBuilder`]) into an [`Index`], which is written and read
 //! through one set of format types ([`Index::to_bytes`], [`Index::from_bytes`]).
 //! A question goes to [`ask`], which retrieves with BM25 and either quotes a sentence
