@@ -5,116 +5,143 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use clap::Parser;
 use onrecord_proxy::{ApiKey, Config, Proxy, Rate, UpstreamConfig};
 
-const USAGE: &str = "usage: onrecord-proxy --index PATH --upstream URL --model NAME [options]
+/// Serves `POST /v1/summary` next to a site: asks an OpenAI-compatible model about fragments of
+/// the site's own index and returns only the quotes that verify against them.
+///
+/// Every limit left out keeps its default, as `Config::standard` sets it.
+#[derive(Parser)]
+#[command(
+    name = "onrecord-proxy",
+    // A flag given twice keeps its last value, as the hand-written parser did.
+    args_override_self = true,
+    after_help = "Request bodies: at most 4096 bytes (413), all of it within 5 seconds (408)."
+)]
+struct Cli {
+    /// The index the site serves: its index.onr (www/dist/index.onr), or a sharded index's
+    /// manifest.onr or folder (shards read beside it).
+    #[arg(long, value_name = "PATH")]
+    index: PathBuf,
+    /// OpenAI-compatible base URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1
+    /// (Ollama).
+    #[arg(long, value_name = "URL")]
+    upstream: String,
+    /// The model every request uses.
+    #[arg(long, value_name = "NAME")]
+    model: String,
+    /// Address to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
+    listen: SocketAddr,
+    /// Environment variable holding the API key (its value is never printed).
+    #[arg(long, value_name = "NAME", default_value = "ONRECORD_UPSTREAM_KEY")]
+    key_env: String,
+    /// The upstream needs no key (a local server).
+    #[arg(long)]
+    no_key: bool,
+    /// The site origin whose pages may call the proxy (CORS).
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Option<String>,
+    /// Append one JSON line per question (no addresses, no keys).
+    #[arg(long, value_name = "FILE")]
+    run_log: Option<PathBuf>,
+    /// Tokens the model may write per answer (default 600).
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<u32>,
+    /// Wall-clock limit per model call, in seconds (default 45).
+    #[arg(long, value_name = "N")]
+    deadline_secs: Option<u64>,
+    /// Per-address burst/refill per second (default 5/0.2).
+    #[arg(long, value_name = "N/S", value_parser = rate)]
+    client_rate: Option<Rate>,
+    /// Upstream calls, all clients: burst/refill per second (default 60/2).
+    #[arg(long, value_name = "N/S", value_parser = rate)]
+    global_rate: Option<Rate>,
+    /// Model calls at once (default 1024).
+    #[arg(long, value_name = "N")]
+    max_in_flight: Option<usize>,
+    /// Answer every question afresh.
+    #[arg(long)]
+    no_cache: bool,
+    /// Open connections at once (default 4096).
+    #[arg(long, value_name = "N", value_parser = positive::<usize>, help_heading = CONNECTIONS)]
+    max_connections: Option<usize>,
+    /// Open connections from one address, an IPv6 /64 (default 8); a connection beyond either
+    /// cap gets 503 with Retry-After and is closed.
+    #[arg(long, value_name = "N", value_parser = positive::<usize>, help_heading = CONNECTIONS)]
+    max_connections_per_client: Option<usize>,
+    /// A request's headers must arrive within N seconds of connecting or of the previous reply,
+    /// else the connection is closed: idle and slow-header (slowloris) connections end there
+    /// (default 10).
+    #[arg(long, value_name = "N", value_parser = positive::<u64>, help_heading = CONNECTIONS)]
+    header_timeout_secs: Option<u64>,
+    /// A reply the client leaves unread for N seconds closes the connection and ends the model
+    /// call (default 30).
+    #[arg(long, value_name = "N", value_parser = positive::<u64>, help_heading = CONNECTIONS)]
+    write_timeout_secs: Option<u64>,
+}
 
-  --index PATH           the index the site serves: its index.onr (www/dist/index.onr), or a
-                         sharded index's manifest.onr or folder (shards read beside it)
-  --upstream URL         OpenAI-compatible base URL, e.g. https://api.openai.com/v1 or
-                         http://127.0.0.1:11434/v1 (Ollama)
-  --model NAME           the model every request uses
-  --listen ADDR          address to listen on (default 127.0.0.1:8787)
-  --key-env NAME         environment variable holding the API key (default ONRECORD_UPSTREAM_KEY)
-  --no-key               the upstream needs no key (a local server)
-  --allow-origin ORIGIN  the site origin whose pages may call the proxy (CORS)
-  --run-log FILE         append one JSON line per question (no addresses, no keys)
-  --max-tokens N         (default 600)
-  --deadline-secs N      wall-clock limit per model call (default 45)
-  --client-rate N/S      per-address burst/refill per second (default 5/0.2)
-  --global-rate N/S      upstream calls, all clients (default 60/2)
-  --max-in-flight N      model calls at once (default 1024)
-  --no-cache             answer every question afresh
+const CONNECTIONS: &str = "Connections (HTTP/1.1 only; HTTP/2 without TLS is not spoken)";
 
-Connections (HTTP/1.1 only; HTTP/2 without TLS is not spoken):
-  --max-connections N    open connections at once (default 4096)
-  --max-connections-per-client N
-                         open connections from one address, an IPv6 /64 (default 8);
-                         a connection beyond either cap gets 503 with Retry-After and is closed
-  --header-timeout-secs N
-                         a request's headers must arrive within N seconds of connecting or of
-                         the previous reply, else the connection is closed: idle and
-                         slow-header (slowloris) connections end there (default 10)
-  --write-timeout-secs N a reply the client leaves unread for N seconds closes the connection
-                         and ends the model call (default 30)
-  Request bodies: at most 4096 bytes (413), all of it within 5 seconds (408).";
+impl Cli {
+    /// The proxy's configuration: `Config::standard` with what was given, and the key read from
+    /// the variable `--key-env` names.
+    fn config(self) -> Result<Config> {
+        let key = if self.no_key {
+            None
+        } else {
+            // The key's value never appears in a message, only the variable's name.
+            match std::env::var(&self.key_env) {
+                Ok(k) if !k.trim().is_empty() => Some(ApiKey::new(k.trim().to_string())),
+                _ => bail!(
+                    "the API key variable {} is missing or empty (use --no-key for a local server that needs none)",
+                    self.key_env
+                ),
+            }
+        };
+        let mut cfg = Config::standard(UpstreamConfig::standard(self.upstream, self.model, key));
+        if self.no_cache {
+            cfg.cache_bytes = 0;
+        }
+        cfg.allow_origin = self.allow_origin;
+        cfg.run_log = self.run_log;
+        if let Some(n) = self.max_tokens {
+            cfg.upstream.max_tokens = n;
+        }
+        if let Some(secs) = self.deadline_secs {
+            cfg.upstream.deadline = Duration::from_secs(secs);
+        }
+        if let Some(rate) = self.client_rate {
+            cfg.per_client = rate;
+        }
+        if let Some(rate) = self.global_rate {
+            cfg.global = rate;
+        }
+        if let Some(n) = self.max_in_flight {
+            cfg.max_in_flight = n;
+        }
+        if let Some(n) = self.max_connections {
+            cfg.max_connections = n;
+        }
+        if let Some(n) = self.max_connections_per_client {
+            cfg.max_connections_per_client = n;
+        }
+        if let Some(secs) = self.header_timeout_secs {
+            cfg.header_timeout = Duration::from_secs(secs);
+        }
+        if let Some(secs) = self.write_timeout_secs {
+            cfg.write_timeout = Duration::from_secs(secs);
+        }
+        Ok(cfg)
+    }
+}
 
 fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{USAGE}");
-        return Ok(());
-    }
-    let mut index = None;
-    let mut base_url = None;
-    let mut model = None;
-    let mut listen: SocketAddr = "127.0.0.1:8787".parse()?;
-    let mut key_env = "ONRECORD_UPSTREAM_KEY".to_string();
-    let mut no_key = false;
-    let mut extra: Vec<(String, String)> = Vec::new();
-    let mut flags: Vec<String> = Vec::new();
-    let mut it = args.into_iter();
-    while let Some(arg) = it.next() {
-        if matches!(arg.as_str(), "--no-key" | "--no-cache") {
-            flags.push(arg);
-            continue;
-        }
-        let value = it
-            .next()
-            .with_context(|| format!("{arg} needs a value\n\n{USAGE}"))?;
-        match arg.as_str() {
-            "--index" => index = Some(PathBuf::from(value)),
-            "--upstream" => base_url = Some(value),
-            "--model" => model = Some(value),
-            "--listen" => listen = value.parse().with_context(|| format!("--listen {value}"))?,
-            "--key-env" => key_env = value,
-            _ => extra.push((arg, value)),
-        }
-    }
-    no_key |= flags.iter().any(|f| f == "--no-key");
-    let (Some(index), Some(base_url), Some(model)) = (index, base_url, model) else {
-        bail!("--index, --upstream and --model are required\n\n{USAGE}");
-    };
-    let key = if no_key {
-        None
-    } else {
-        // The key's value never appears in a message, only the variable's name.
-        match std::env::var(&key_env) {
-            Ok(k) if !k.trim().is_empty() => Some(ApiKey::new(k.trim().to_string())),
-            _ => bail!(
-                "the API key variable {key_env} is missing or empty (use --no-key for a local server that needs none)"
-            ),
-        }
-    };
-    let mut cfg = Config::standard(UpstreamConfig::standard(base_url, model, key));
-    if flags.iter().any(|f| f == "--no-cache") {
-        cfg.cache_bytes = 0;
-    }
-    for (arg, value) in extra {
-        let bad = || format!("{arg} {value}: not a valid value");
-        match arg.as_str() {
-            "--allow-origin" => cfg.allow_origin = Some(value),
-            "--run-log" => cfg.run_log = Some(PathBuf::from(value)),
-            "--max-tokens" => cfg.upstream.max_tokens = value.parse().with_context(bad)?,
-            "--deadline-secs" => {
-                cfg.upstream.deadline = Duration::from_secs(value.parse().with_context(bad)?)
-            }
-            "--client-rate" => cfg.per_client = rate(&value).with_context(bad)?,
-            "--global-rate" => cfg.global = rate(&value).with_context(bad)?,
-            "--max-in-flight" => cfg.max_in_flight = value.parse().with_context(bad)?,
-            "--max-connections" => cfg.max_connections = positive(&value).with_context(bad)?,
-            "--max-connections-per-client" => {
-                cfg.max_connections_per_client = positive(&value).with_context(bad)?
-            }
-            "--header-timeout-secs" => {
-                cfg.header_timeout = Duration::from_secs(positive(&value).with_context(bad)?)
-            }
-            "--write-timeout-secs" => {
-                cfg.write_timeout = Duration::from_secs(positive(&value).with_context(bad)?)
-            }
-            _ => bail!("unknown option {arg}\n\n{USAGE}"),
-        }
-    }
+    let cli = Cli::parse();
+    let index = cli.index.clone();
+    let listen = cli.listen;
+    let cfg = cli.config()?;
     let loaded = onrecord_files::load_index(&index).context("the index does not load")?;
     let proxy =
         Proxy::with_index(loaded, cfg).with_context(|| format!("loading {}", index.display()))?;
@@ -136,18 +163,25 @@ fn main() -> Result<()> {
 }
 
 /// A whole number above zero (a zero cap or timeout would refuse everything at once).
-fn positive<T: std::str::FromStr + PartialOrd + From<u8>>(value: &str) -> Option<T> {
-    value.parse().ok().filter(|n: &T| *n > T::from(0))
+fn positive<T: std::str::FromStr + PartialOrd + From<u8>>(value: &str) -> Result<T, String> {
+    value
+        .parse()
+        .ok()
+        .filter(|n: &T| *n > T::from(0))
+        .ok_or_else(|| "not a whole number above zero".to_string())
 }
 
-fn rate(value: &str) -> Option<Rate> {
-    let (burst, per_sec) = value.split_once('/')?;
-    Some(Rate {
-        burst: burst.parse().ok()?,
+/// A bucket as `BURST/PER_SEC`: a whole number, then a rate per second of zero or more.
+fn rate(value: &str) -> Result<Rate, String> {
+    let bad = || "not BURST/PER_SEC (a whole number, then a rate per second of zero or more)";
+    let (burst, per_sec) = value.split_once('/').ok_or_else(bad)?;
+    Ok(Rate {
+        burst: burst.parse().map_err(|_| bad())?,
         per_sec: per_sec
             .parse()
             .ok()
-            .filter(|r: &f64| r.is_finite() && *r >= 0.0)?,
+            .filter(|r: &f64| r.is_finite() && *r >= 0.0)
+            .ok_or_else(bad)?,
     })
 }
 
@@ -170,4 +204,97 @@ async fn shutdown_signal() {
     }
     #[cfg(not(unix))]
     let _ = ctrl_c.await;
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_arguments_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// The defaults the help states are the ones `Config::standard` applies.
+    #[test]
+    fn the_help_states_the_standard_defaults() {
+        let cfg = Config::standard(UpstreamConfig::standard(String::new(), String::new(), None));
+        let help = Cli::command().render_long_help().to_string();
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        let rate = |r: Rate| format!("{}/{}", r.burst, r.per_sec);
+        for default in [
+            cfg.upstream.max_tokens.to_string(),
+            cfg.upstream.deadline.as_secs().to_string(),
+            rate(cfg.per_client),
+            rate(cfg.global),
+            cfg.max_in_flight.to_string(),
+            cfg.max_connections.to_string(),
+            cfg.max_connections_per_client.to_string(),
+            cfg.header_timeout.as_secs().to_string(),
+            cfg.write_timeout.as_secs().to_string(),
+        ] {
+            assert!(
+                help.contains(&format!("(default {default})")),
+                "{default}: {help}"
+            );
+        }
+        assert!(
+            help.contains(&format!("at most {} bytes", cfg.max_body_bytes)),
+            "{help}"
+        );
+        assert!(
+            help.contains(&format!("within {} seconds", cfg.body_timeout.as_secs())),
+            "{help}"
+        );
+    }
+
+    #[test]
+    fn bad_values_are_refused_naming_the_flag_and_the_value() {
+        let base = [
+            "onrecord-proxy",
+            "--index",
+            "i",
+            "--upstream",
+            "u",
+            "--model",
+            "m",
+        ];
+        for (flag, value) in [
+            ("--max-connections", "0"),
+            ("--header-timeout-secs", "-1"),
+            ("--write-timeout-secs", "x"),
+            ("--client-rate", "5"),
+            ("--global-rate", "5/-1"),
+            ("--global-rate", "5/inf"),
+            ("--listen", "localhost"),
+            ("--max-tokens", "many"),
+        ] {
+            let arg = format!("{flag}={value}");
+            let mut args = base.to_vec();
+            args.push(&arg);
+            let err = match Cli::try_parse_from(&args) {
+                Ok(_) => panic!("{flag} {value} was taken"),
+                Err(e) => e.to_string(),
+            };
+            assert!(
+                err.contains(flag) && err.contains(&format!("'{value}'")),
+                "{err}"
+            );
+        }
+        let cli = Cli::try_parse_from(
+            base.iter()
+                .chain(&["--client-rate", "1000/1000", "--max-connections", "3"])
+                .chain(&["--max-connections", "4", "--no-key", "--no-key"]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let cfg = cli.config().unwrap();
+        assert_eq!(
+            (cfg.per_client.burst, cfg.per_client.per_sec),
+            (1000, 1000.0)
+        );
+        assert_eq!(cfg.max_connections, 4, "the last value given wins");
+        assert!(cfg.upstream.key.is_none());
+    }
 }
