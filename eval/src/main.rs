@@ -28,47 +28,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use build_index::{ModelFiles, Options, build_with};
+use clap::Parser;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use crate::questions::Split;
-
-const USAGE: &str =
-    "usage: eval --corpus DIR --questions FILE [--split dev|test|all] [--json OUT] [--markdown OUT]
-            [--private-dir NAME] [--site-name NAME] [--include-root DIR] [--fragment-chars N] [--sizes N,N,...]
-            [--check] [--typos SEED] [--lexical | --teacher DIR --model-dir DIR]
-            [--hint-floor X] [--followups FILE] [--adapt | --no-adapt] [--adapt-epochs N] [--adapt-lr X]
-            [--adapt-pull X] [--adapt-temperature X] [--adapt-headings-only]
-            [--adapt-site-negatives] [--reference-teacher DIR]...
-       eval --cross REGISTRY [--json OUT] [--markdown OUT] [--write-shipped] [--sharded | --sharded-same-knobs]
-            [--lexical | --teacher DIR --model-dir DIR] [--adapt | --no-adapt] [--adapt-* ...]
-  --check        only check the question file (ids, evidence phrases) and exit
-  --typos SEED   also score a typo copy of the questions (one typo each, seeded): recall@5
-                 of the copy beside the original's
-  --followups FILE  also score follow-up pairs (eval/questions/followups-*.json) on the corpus
-  --cross FILE   the cross-corpus protocol over the corpora of FILE (eval/corpora.json): each
-                 corpus left out in turn, knobs chosen on the dev halves of the others
-  --dump-rows FILE  with --cross: every question's evidence features, as JSON lines
-  --write-shipped  with --cross: write what the fit on every dev half gives to
-                 crates/onrecord-core/src/answer/shipped.rs (what the widget ships)
-  --sharded      with --cross: answer from each index written as a manifest and shards and
-                 read back (every shard taken), so every read goes through the sharded
-                 storage; lexical numbers must equal the whole index's, with vectors they
-                 may differ by what IVF and residual codes lose (vector search ranks the
-                 residual codes of the lists nearest the question, onrecord_core::PROBES)
-  --sharded-same-knobs  as --sharded, but every knob is chosen on the whole indexes and the
-                 sharded ones are scored with them: what the storage alone changes
-  --lexical      no vectors (the shipped build embeds fragments with the teacher in
-                 target/models/all-minilm-l6-v2 and queries with build-index/model)
-  --teacher DIR  with --model-dir: another teacher and query model, for experiments
-  --adapt        adapt the query model to each corpus's own text at build time (headings and
-                 first sentences as pseudo-queries); --no-adapt copies it as is
-  --adapt-epochs, --adapt-lr, --adapt-pull, --adapt-temperature, --adapt-headings-only,
-  --adapt-site-negatives
-                 the adaptation's knobs (each implies --adapt), for choosing them on dev halves
-  --reference-teacher DIR  add reference rows with this full teacher (all-MiniLM-L6-v2, or
-                 multilingual-e5-small from scripts/setup-e5.sh) embedding fragments and
-                 questions, alone and fused with BM25 (repeatable)
-  --adapt-sweep  with --cross: score a grid of adaptation knobs on every dev half and name the
-                 point each left-out corpus would get (chosen on the others' dev halves)";
 
 /// The repository root (the harness reads the shipped models and the registry from it).
 fn root() -> PathBuf {
@@ -125,180 +88,284 @@ fn main() -> ExitCode {
     }
 }
 
-fn parse_args() -> Result<Args> {
-    let mut it = std::env::args().skip(1);
-    let mut corpus = None;
-    let mut questions = None;
-    let mut split = Split::All;
-    let mut json = None;
-    let mut markdown = None;
-    let mut options = Options::standard();
-    let mut sizes = Vec::new();
-    let mut check_only = false;
-    let mut cross = None;
-    let mut lexical = false;
-    let mut write_shipped = false;
-    let mut dump_rows = None;
-    let mut followups = None;
-    let mut answer = onrecord_core::AnswerConfig::DEFAULT;
-    let mut teacher: Option<PathBuf> = None;
-    let mut model_dir: Option<PathBuf> = None;
+/// Scores one question set on one corpus with the engine the browser runs, or runs the
+/// cross-corpus protocol over a registry of corpora.
+///
+/// With no model flags it uses the shipped models: the teacher in
+/// target/models/all-minilm-l6-v2 embeds fragments and build-index/model queries.
+#[derive(Parser)]
+#[command(
+    name = "eval",
+    override_usage = "eval --corpus <DIR> --questions <FILE> [OPTIONS]\n       \
+                      eval --cross <REGISTRY> [OPTIONS]",
+    // A flag given twice keeps its last value, as the hand-written parser did; the repeatable
+    // ones (--site-name, --reference-teacher) collect every value.
+    args_override_self = true
+)]
+struct Cli {
+    /// The corpus folder (markdown, or the .html pages a generator built).
+    #[arg(
+        long,
+        value_name = "DIR",
+        required_unless_present = "cross",
+        conflicts_with = "cross"
+    )]
+    corpus: Option<PathBuf>,
+    /// The question file (eval/questions/*.json).
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "cross",
+        conflicts_with = "cross"
+    )]
+    questions: Option<PathBuf>,
+    /// The questions scored.
+    #[arg(
+        long,
+        default_value = "all",
+        value_parser = PossibleValuesParser::new(["dev", "test", "all"]).try_map(split)
+    )]
+    split: Split,
+    /// Also write the report's numbers as JSON here.
+    #[arg(long, value_name = "OUT")]
+    json: Option<PathBuf>,
+    /// Also write the markdown report (printed on stdout) here.
+    #[arg(long, value_name = "OUT")]
+    markdown: Option<PathBuf>,
+    /// Folder of private notes, never indexed (default: private).
+    #[arg(long, value_name = "NAME")]
+    private_dir: Option<String>,
+    /// A name of the site or its author, which questions use to mean "these pages"
+    /// (repeatable).
+    #[arg(long, value_name = "NAME")]
+    site_name: Vec<String>,
+    /// The folder includes may read (default: the corpus folder itself).
+    #[arg(long, value_name = "DIR")]
+    include_root: Option<PathBuf>,
+    /// Fragment size in characters (default: the shipped one).
+    #[arg(long, value_name = "N")]
+    fragment_chars: Option<usize>,
+    /// Also score retrieval at these fragment sizes.
+    #[arg(long, value_name = "N,N,...", value_parser = sizes)]
+    sizes: Option<Sizes>,
+    /// Only check the question file (ids, evidence phrases) and exit.
+    #[arg(long)]
+    check: bool,
+    /// Also score a typo copy of the questions (one typo each, seeded): recall@5 of the copy
+    /// beside the original's. It scores one question set, so not with --cross.
+    #[arg(long, value_name = "SEED", value_parser = seed, conflicts_with = "cross")]
+    typos: Option<u64>,
+    /// Also score follow-up pairs (eval/questions/followups-*.json) on the corpus.
+    #[arg(long, value_name = "FILE")]
+    followups: Option<PathBuf>,
+    /// The least share of the question's idf weight a private note's hint must cover to bear
+    /// on it (default: the shipped one).
+    #[arg(long, value_name = "X")]
+    hint_floor: Option<f32>,
+
+    /// The cross-corpus protocol over the corpora of this registry (eval/corpora.json): each
+    /// corpus left out in turn, knobs chosen on the dev halves of the others.
+    #[arg(long, value_name = "REGISTRY", help_heading = CROSS)]
+    cross: Option<PathBuf>,
+    /// Write what the fit on every dev half gives to crates/onrecord-core/src/answer/shipped.rs
+    /// (what the widget ships). It needs vectors: what ships answers with and without them.
+    // Not `requires = "cross"` alone: clap lets a required argument be missing when something
+    // that conflicts with it (--corpus) is present.
+    #[arg(
+        long,
+        requires = "cross",
+        conflicts_with_all = ["lexical", "corpus", "questions"],
+        help_heading = CROSS
+    )]
+    write_shipped: bool,
+    /// Every question's evidence features, as JSON lines.
+    #[arg(long, value_name = "FILE", help_heading = CROSS)]
+    dump_rows: Option<PathBuf>,
+    /// Answer from each index written as a manifest and shards and read back (every shard
+    /// taken), so every read goes through the sharded storage; lexical numbers must equal the
+    /// whole index's, with vectors they may differ by what IVF and residual codes lose (vector
+    /// search ranks the residual codes of the lists nearest the question,
+    /// onrecord_core::PROBES).
+    #[arg(long, help_heading = CROSS)]
+    sharded: bool,
+    /// As --sharded, but every knob is chosen on the whole indexes and the sharded ones are
+    /// scored with them: what the storage alone changes.
+    #[arg(long, help_heading = CROSS)]
+    sharded_same_knobs: bool,
+    /// Score a grid of adaptation knobs on every dev half and name the point each left-out
+    /// corpus would get (chosen on the others' dev halves).
     #[cfg(feature = "experiments")]
-    let mut adapt = options.adapt;
+    #[arg(long, help_heading = CROSS)]
+    adapt_sweep: bool,
+
+    /// No vectors (the shipped build embeds fragments with the teacher in
+    /// target/models/all-minilm-l6-v2 and queries with build-index/model).
+    #[arg(long, conflicts_with_all = ["teacher", "model_dir"], help_heading = MODELS)]
+    lexical: bool,
+    /// With --model-dir: another teacher and query model, for experiments.
+    #[arg(long, value_name = "DIR", requires = "model_dir", help_heading = MODELS)]
+    teacher: Option<PathBuf>,
+    /// The query model's folder that goes with --teacher.
+    #[arg(long, value_name = "DIR", requires = "teacher", help_heading = MODELS)]
+    model_dir: Option<PathBuf>,
+    /// Add reference rows with this full teacher (all-MiniLM-L6-v2, or multilingual-e5-small
+    /// from scripts/setup-e5.sh) embedding fragments and questions, alone and fused with BM25
+    /// (repeatable).
+    #[arg(long, value_name = "DIR", help_heading = MODELS)]
+    reference_teacher: Vec<PathBuf>,
+
+    /// Adapt the query model to each corpus's own text at build time (headings and first
+    /// sentences as pseudo-queries).
     #[cfg(feature = "experiments")]
-    let mut no_adapt = false;
-    #[cfg_attr(not(feature = "experiments"), allow(unused_mut))]
-    let mut adapt_sweep = false;
-    let mut sharded = false;
-    let mut sharded_same_knobs = false;
-    let mut reference_teachers = Vec::new();
-    let mut typos = None;
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .with_context(|| format!("{name} needs a value\n\n{USAGE}"))
+    #[arg(long, help_heading = ADAPT)]
+    adapt: bool,
+    /// Copy the query model as is, whatever the other --adapt flags say.
+    #[cfg(feature = "experiments")]
+    #[arg(long, help_heading = ADAPT)]
+    no_adapt: bool,
+    /// Passes over the pseudo-queries (implies --adapt).
+    #[cfg(feature = "experiments")]
+    #[arg(long, value_name = "N", help_heading = ADAPT)]
+    adapt_epochs: Option<usize>,
+    /// Adam's learning rate (implies --adapt).
+    #[cfg(feature = "experiments")]
+    #[arg(long, value_name = "X", help_heading = ADAPT)]
+    adapt_lr: Option<f32>,
+    /// Weight of the pull back to the original rows (implies --adapt).
+    #[cfg(feature = "experiments")]
+    #[arg(long, value_name = "X", help_heading = ADAPT)]
+    adapt_pull: Option<f32>,
+    /// Softmax temperature of the contrastive loss (implies --adapt).
+    #[cfg(feature = "experiments")]
+    #[arg(long, value_name = "X", help_heading = ADAPT)]
+    adapt_temperature: Option<f32>,
+    /// Headings only as pseudo-queries, not first sentences (implies --adapt).
+    #[cfg(feature = "experiments")]
+    #[arg(long, help_heading = ADAPT)]
+    adapt_headings_only: bool,
+    /// Every fragment of the site as negatives, as the standard knobs have it (implies
+    /// --adapt).
+    #[cfg(feature = "experiments")]
+    #[arg(long, help_heading = ADAPT)]
+    adapt_site_negatives: bool,
+}
+
+const CROSS: &str = "With --cross";
+const MODELS: &str = "Models";
+#[cfg(feature = "experiments")]
+const ADAPT: &str = "Site adaptation (the experiments feature)";
+
+/// The fragment sizes of `--sizes`: one value, so a second `--sizes` replaces the first.
+#[derive(Clone)]
+struct Sizes(Vec<usize>);
+
+fn split(s: String) -> Result<Split, String> {
+    Split::parse(&s).ok_or_else(|| "must be dev, test or all".to_string())
+}
+
+fn sizes(list: &str) -> Result<Sizes, String> {
+    list.split(',')
+        .map(|s| {
+            s.trim()
+                .parse()
+                .map_err(|e| format!("'{s}' is not a number: {e}"))
+        })
+        .collect::<Result<_, _>>()
+        .map(Sizes)
+}
+
+fn seed(s: &str) -> Result<u64, String> {
+    s.parse()
+        .map_err(|e| format!("not a seed (a whole number): {e}"))
+}
+
+impl Cli {
+    /// What the harness runs: the shipped build options, thresholds and models with what was
+    /// given. Clap has already refused the combinations that make no sense.
+    fn into_args(self) -> Args {
+        let mut options = Options::standard();
+        if let Some(dir) = self.private_dir {
+            options.private_dir = dir;
+        }
+        options.site_names.extend(self.site_name);
+        if let Some(dir) = self.include_root {
+            options.include_root = Some(dir);
+        }
+        if let Some(n) = self.fragment_chars {
+            options.fragment_chars = n;
+        }
+        #[cfg(feature = "experiments")]
+        {
+            let mut adapt = options.adapt;
+            // An --adapt-* knob turns adaptation on with the other knobs standard.
+            let knob = self.adapt_epochs.is_some()
+                || self.adapt_lr.is_some()
+                || self.adapt_pull.is_some()
+                || self.adapt_temperature.is_some()
+                || self.adapt_headings_only
+                || self.adapt_site_negatives;
+            if self.adapt || knob {
+                let a = adapt.get_or_insert(build_index::Adapt::STANDARD);
+                if let Some(n) = self.adapt_epochs {
+                    a.epochs = n;
+                }
+                if let Some(x) = self.adapt_lr {
+                    a.lr = x;
+                }
+                if let Some(x) = self.adapt_pull {
+                    a.pull = x;
+                }
+                if let Some(x) = self.adapt_temperature {
+                    a.temperature = x;
+                }
+                if self.adapt_headings_only {
+                    a.first_sentences = false;
+                }
+                if self.adapt_site_negatives {
+                    a.site_negatives = true;
+                }
+            }
+            options.adapt = adapt.filter(|_| !self.no_adapt && !self.lexical);
+        }
+        let mut answer = onrecord_core::AnswerConfig::DEFAULT;
+        if let Some(x) = self.hint_floor {
+            answer.hint_floor = x;
+        }
+        // Clap lets --teacher and --model-dir come only together, and neither with --lexical.
+        let model = match (self.teacher, self.model_dir) {
+            _ if self.lexical => None,
+            (Some(teacher), Some(model_dir)) => Some(ModelFiles { teacher, model_dir }),
+            _ => Some(shipped_models()),
         };
-        match arg.as_str() {
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                std::process::exit(0);
-            }
-            "--corpus" => corpus = Some(PathBuf::from(value("--corpus")?)),
-            "--questions" => questions = Some(PathBuf::from(value("--questions")?)),
-            "--split" => {
-                let s = value("--split")?;
-                split = Split::parse(&s)
-                    .with_context(|| format!("--split must be dev, test or all, not '{s}'"))?;
-            }
-            "--json" => json = Some(PathBuf::from(value("--json")?)),
-            "--markdown" => markdown = Some(PathBuf::from(value("--markdown")?)),
-            "--private-dir" => options.private_dir = value("--private-dir")?,
-            "--site-name" => options.site_names.push(value("--site-name")?),
-            "--include-root" => options.include_root = Some(value("--include-root")?.into()),
-            "--fragment-chars" => {
-                let n = value("--fragment-chars")?;
-                options.fragment_chars = n
-                    .parse()
-                    .with_context(|| format!("--fragment-chars '{n}' is not a number"))?;
-            }
-            "--sizes" => {
-                let list = value("--sizes")?;
-                sizes = list
-                    .split(',')
-                    .map(|s| {
-                        s.trim()
-                            .parse()
-                            .with_context(|| format!("--sizes: '{s}' is not a number"))
-                    })
-                    .collect::<Result<_>>()?;
-            }
-            "--check" => check_only = true,
-            "--typos" => {
-                let seed = value("--typos")?;
-                typos =
-                    Some(seed.parse().with_context(|| {
-                        format!("--typos '{seed}' is not a seed (a whole number)")
-                    })?);
-            }
-            "--cross" => cross = Some(PathBuf::from(value("--cross")?)),
-            "--lexical" => lexical = true,
-            "--sharded" => sharded = true,
-            "--sharded-same-knobs" => sharded_same_knobs = true,
-            "--write-shipped" => write_shipped = true,
-            "--dump-rows" => dump_rows = Some(PathBuf::from(value("--dump-rows")?)),
-            "--followups" => followups = Some(PathBuf::from(value("--followups")?)),
-            "--hint-floor" => answer.hint_floor = parse_f32(&value("--hint-floor")?)?,
-            "--teacher" => teacher = Some(PathBuf::from(value("--teacher")?)),
-            "--model-dir" => model_dir = Some(PathBuf::from(value("--model-dir")?)),
+        Args {
+            corpus: self.corpus.unwrap_or_default(),
+            questions: self.questions.unwrap_or_default(),
+            split: self.split,
+            json: self.json,
+            markdown: self.markdown,
+            options,
+            sizes: self.sizes.map_or_else(Vec::new, |s| s.0),
+            check_only: self.check,
+            model,
+            reference_teachers: self.reference_teacher,
+            answer,
+            cross: self.cross,
+            write_shipped: self.write_shipped,
+            dump_rows: self.dump_rows,
+            followups: self.followups,
             #[cfg(feature = "experiments")]
-            "--adapt" => adapt = Some(adapt.unwrap_or(build_index::Adapt::STANDARD)),
-            #[cfg(feature = "experiments")]
-            "--no-adapt" => no_adapt = true,
-            #[cfg(feature = "experiments")]
-            "--adapt-epochs" => knob(&mut adapt).epochs = parse_num(&value("--adapt-epochs")?)?,
-            #[cfg(feature = "experiments")]
-            "--adapt-lr" => knob(&mut adapt).lr = parse_f32(&value("--adapt-lr")?)?,
-            #[cfg(feature = "experiments")]
-            "--adapt-pull" => knob(&mut adapt).pull = parse_f32(&value("--adapt-pull")?)?,
-            #[cfg(feature = "experiments")]
-            "--adapt-temperature" => {
-                knob(&mut adapt).temperature = parse_f32(&value("--adapt-temperature")?)?;
-            }
-            #[cfg(feature = "experiments")]
-            "--adapt-sweep" => adapt_sweep = true,
-            #[cfg(feature = "experiments")]
-            "--adapt-headings-only" => knob(&mut adapt).first_sentences = false,
-            #[cfg(feature = "experiments")]
-            "--adapt-site-negatives" => knob(&mut adapt).site_negatives = true,
-            "--reference-teacher" => reference_teachers.push(value("--reference-teacher")?.into()),
-            other => bail!("unexpected argument '{other}'\n\n{USAGE}"),
+            adapt_sweep: self.adapt_sweep,
+            #[cfg(not(feature = "experiments"))]
+            adapt_sweep: false,
+            sharded: self.sharded,
+            sharded_same_knobs: self.sharded_same_knobs,
+            typos: self.typos,
         }
     }
-    #[cfg(feature = "experiments")]
-    {
-        options.adapt = adapt.filter(|_| !no_adapt && !lexical);
-    }
-    if typos.is_some() && cross.is_some() {
-        bail!("--typos scores one question set: give it with --corpus and --questions");
-    }
-    if write_shipped && (lexical || cross.is_none()) {
-        bail!(
-            "--write-shipped needs --cross with vectors: what ships answers with and without them"
-        );
-    }
-    let (corpus, questions) = match (corpus, questions, &cross) {
-        (Some(corpus), Some(questions), None) => (corpus, questions),
-        (None, None, Some(_)) => (PathBuf::new(), PathBuf::new()),
-        _ => bail!("give --corpus and --questions, or --cross\n\n{USAGE}"),
-    };
-    let model = match (teacher, model_dir, lexical) {
-        (Some(teacher), Some(model_dir), false) => Some(ModelFiles { teacher, model_dir }),
-        (None, None, false) => Some(shipped_models()),
-        (None, None, true) => None,
-        (_, _, true) => bail!("--lexical takes the vectors away; it cannot go with --teacher"),
-        _ => bail!("--teacher and --model-dir go together"),
-    };
-    Ok(Args {
-        typos,
-        followups,
-        adapt_sweep,
-        sharded,
-        sharded_same_knobs,
-        cross,
-        write_shipped,
-        dump_rows,
-        answer,
-        model,
-        reference_teachers,
-        corpus,
-        questions,
-        split,
-        json,
-        markdown,
-        options,
-        sizes,
-        check_only,
-    })
-}
-
-fn parse_f32(s: &str) -> Result<f32> {
-    s.parse().with_context(|| format!("'{s}' is not a number"))
-}
-
-/// An --adapt-* knob turns adaptation on with the other knobs standard.
-#[cfg(feature = "experiments")]
-fn knob(adapt: &mut Option<build_index::Adapt>) -> &mut build_index::Adapt {
-    adapt.get_or_insert(build_index::Adapt::STANDARD)
-}
-
-#[cfg(feature = "experiments")]
-fn parse_num(s: &str) -> Result<usize> {
-    s.parse()
-        .with_context(|| format!("'{s}' is not a whole number"))
 }
 
 fn run() -> Result<ExitCode> {
-    let args = parse_args()?;
+    let args = Cli::parse().into_args();
     if let Some(registry) = &args.cross {
         return cross(&args, registry);
     }
@@ -424,4 +491,162 @@ fn cross(args: &Args, registry: &Path) -> Result<ExitCode> {
         eprintln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    fn parse(args: &str) -> Result<Args, String> {
+        Cli::try_parse_from(std::iter::once("eval").chain(args.split_whitespace()))
+            .map(Cli::into_args)
+            .map_err(|e| e.to_string())
+    }
+
+    fn ok(args: &str) -> Args {
+        parse(args).unwrap_or_else(|e| panic!("{args}: {e}"))
+    }
+
+    #[test]
+    fn the_arguments_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn what_makes_no_sense_is_refused() {
+        for args in [
+            "",
+            "--corpus c",
+            "--questions q",
+            "--corpus c --questions q --cross r",
+            "--corpus c --cross r",
+            "--cross r --typos 7",
+            "--corpus c --questions q --write-shipped",
+            "--write-shipped",
+            "--cross r --write-shipped --lexical",
+            "--corpus c --questions q --teacher t",
+            "--corpus c --questions q --model-dir m",
+            "--corpus c --questions q --lexical --teacher t --model-dir m",
+            "--corpus c --questions q --lexical --model-dir m",
+            "--corpus c --questions q --split train",
+            "--corpus c --questions q --sizes 400,x",
+            "--corpus c --questions q --typos seven",
+            "--corpus c --questions q --fragment-chars many",
+            "--corpus c --questions q --unknown",
+            "--corpus c --questions q extra",
+            "--corpus",
+        ] {
+            assert!(parse(args).is_err(), "{args}");
+        }
+        #[cfg(not(feature = "experiments"))]
+        assert!(parse("--corpus c --questions q --adapt").is_err());
+    }
+
+    #[test]
+    fn nothing_given_is_the_shipped_configuration() {
+        let args = ok("--corpus c --questions q");
+        let standard = Options::standard();
+        assert_eq!(
+            (args.corpus, args.questions),
+            (PathBuf::from("c"), PathBuf::from("q"))
+        );
+        assert_eq!(args.split, Split::All);
+        assert_eq!(args.options.private_dir, standard.private_dir);
+        assert_eq!(args.options.fragment_chars, standard.fragment_chars);
+        assert!(args.options.site_names.is_empty() && args.options.include_root.is_none());
+        assert_eq!(
+            args.answer.hint_floor,
+            onrecord_core::AnswerConfig::DEFAULT.hint_floor
+        );
+        let model = args.model.expect("the shipped models");
+        assert_eq!(model.teacher, shipped_models().teacher);
+        assert_eq!(model.model_dir, shipped_models().model_dir);
+        assert!(args.sizes.is_empty() && args.reference_teachers.is_empty());
+        assert!(!args.check_only && !args.write_shipped && !args.adapt_sweep);
+        assert!(!args.sharded && !args.sharded_same_knobs);
+        assert!(args.typos.is_none() && args.followups.is_none() && args.cross.is_none());
+        #[cfg(feature = "experiments")]
+        assert_eq!(args.options.adapt, None);
+    }
+
+    #[test]
+    fn the_last_value_wins_and_repeatable_flags_collect() {
+        let args = ok(
+            "--corpus a --corpus c --questions q --split dev --split test \
+             --sizes 400,800 --sizes 1200 --site-name A --site-name B --check --check \
+             --reference-teacher t1 --reference-teacher t2 --typos 3 --typos 7 \
+             --private-dir notebook --include-root .. --fragment-chars 600 --hint-floor 0.5 \
+             --json j --markdown m --followups f --lexical --lexical",
+        );
+        assert_eq!(args.corpus, PathBuf::from("c"));
+        assert_eq!(args.split, Split::Test);
+        assert_eq!(args.sizes, [1200]);
+        assert_eq!(args.options.site_names, ["A", "B"]);
+        assert_eq!(
+            args.reference_teachers,
+            [PathBuf::from("t1"), PathBuf::from("t2")]
+        );
+        assert_eq!(args.typos, Some(7));
+        assert!(args.check_only && args.model.is_none());
+        assert_eq!(args.options.private_dir, "notebook");
+        assert_eq!(args.options.include_root, Some(PathBuf::from("..")));
+        assert_eq!(args.options.fragment_chars, 600);
+        assert_eq!(args.answer.hint_floor, 0.5);
+        assert_eq!(args.json, Some(PathBuf::from("j")));
+        assert_eq!(args.markdown, Some(PathBuf::from("m")));
+        assert_eq!(args.followups, Some(PathBuf::from("f")));
+        assert_eq!(sizes(" 400, 800 ").map(|s| s.0), Ok(vec![400, 800]));
+    }
+
+    #[test]
+    fn the_cross_protocol_takes_its_own_flags() {
+        let args = ok(
+            "--cross r --write-shipped --sharded --sharded-same-knobs --dump-rows d \
+             --teacher t --model-dir m",
+        );
+        assert_eq!(args.cross, Some(PathBuf::from("r")));
+        assert_eq!(
+            (args.corpus, args.questions),
+            (PathBuf::new(), PathBuf::new())
+        );
+        assert!(args.write_shipped && args.sharded && args.sharded_same_knobs);
+        assert_eq!(args.dump_rows, Some(PathBuf::from("d")));
+        let model = args.model.expect("the given models");
+        assert_eq!(
+            (model.teacher, model.model_dir),
+            (PathBuf::from("t"), PathBuf::from("m"))
+        );
+        assert!(ok("--cross r --lexical").model.is_none());
+    }
+
+    #[cfg(feature = "experiments")]
+    #[test]
+    fn an_adapt_knob_turns_adaptation_on_and_no_adapt_or_lexical_off() {
+        use build_index::Adapt;
+        let adapt = |args: &str| ok(&format!("--cross r {args}")).options.adapt;
+        assert_eq!(adapt("--adapt"), Some(Adapt::STANDARD));
+        assert_eq!(
+            adapt("--adapt-epochs 2 --adapt-lr 0.5 --adapt"),
+            Some(Adapt {
+                epochs: 2,
+                lr: 0.5,
+                ..Adapt::STANDARD
+            })
+        );
+        assert_eq!(
+            adapt("--adapt-pull 0.2 --adapt-temperature 0.1 --adapt-headings-only"),
+            Some(Adapt {
+                pull: 0.2,
+                temperature: 0.1,
+                first_sentences: false,
+                ..Adapt::STANDARD
+            })
+        );
+        assert_eq!(adapt("--adapt-site-negatives"), Some(Adapt::STANDARD));
+        assert_eq!(adapt("--no-adapt --adapt-epochs 2"), None);
+        assert_eq!(adapt("--adapt --lexical"), None);
+        assert!(ok("--cross r --adapt-sweep").adapt_sweep);
+    }
 }
