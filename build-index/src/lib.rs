@@ -14,7 +14,7 @@ mod progress;
 mod random;
 mod scale;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -22,12 +22,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use onrecord_core::{
     Bm25Params, Index, IndexBuilder, IndexSettings, Lang, Page, PageKind, Read, Reader,
-    RoutingHint, ShardSizes, ShardedFiles, SourceDoc, SourceSection, VectorIndex, VectorLists,
-    chunk, page_kind,
+    RoutingHint, ShardSizes, ShardedFiles, SourceDoc, VectorIndex, VectorLists, chunk, page_kind,
 };
 use onrecord_sources::files::{self, FileError, MAX_FILE_BYTES};
 use onrecord_sources::{
-    HtmlReader, MarkdownReader, frontmatter, has_body_marker, is_html, is_markdown,
+    HtmlReader, MarkdownReader, drop_site_chrome, frontmatter, has_body_marker, is_html,
+    is_markdown,
 };
 use sha2::{Digest, Sha256};
 
@@ -367,9 +367,10 @@ pub fn build_reporting(
     progress.finish();
     report.warnings.extend(warnings.finish());
     if input == Input::Html {
-        drop_duplicates(&mut pages, &mut report);
-        drop_site_chrome(&mut pages, &mut report);
-        retitle_banner_pages(&mut pages, &mut report);
+        let chrome = drop_site_chrome(&mut pages);
+        report.pages_skipped.extend(chrome.skipped);
+        report.chrome = chrome.blocks;
+        report.banner = chrome.banner;
     }
 
     let by_path: BTreeMap<&str, &Page> = pages.iter().map(|p| (p.doc.path.as_str(), p)).collect();
@@ -509,146 +510,6 @@ pub fn build_reporting(
         query_model,
         report,
     })
-}
-
-/// Keeps one of each set of built pages with the same content: generators copy a page to its
-/// folder's `index.html` (mdBook's front page is its first chapter). The copy that is not an
-/// `index.html` is kept, so the page keeps the URL its own links use.
-fn drop_duplicates(pages: &mut Vec<Page>, report: &mut Report) {
-    let key = |page: &Page| {
-        let mut h = Sha256::new();
-        h.update(page.doc.title.as_bytes());
-        for s in &page.doc.sections {
-            h.update([1]);
-            h.update(s.heading_path.join("\u{1f}").as_bytes());
-            for b in &s.blocks {
-                h.update([2]);
-                h.update(b.text.as_bytes());
-            }
-        }
-        <[u8; 32]>::from(h.finalize())
-    };
-    let is_index = |page: &Page| page.doc.path.rsplit('/').next() == Some("index.html");
-    let mut first: BTreeMap<[u8; 32], usize> = BTreeMap::new();
-    let mut dropped = vec![false; pages.len()];
-    for i in 0..pages.len() {
-        let Some(&kept) = first.get(&key(&pages[i])) else {
-            first.insert(key(&pages[i]), i);
-            continue;
-        };
-        let (keep, drop) = if is_index(&pages[kept]) && !is_index(&pages[i]) {
-            first.insert(key(&pages[i]), i);
-            (i, kept)
-        } else {
-            (kept, i)
-        };
-        dropped[drop] = true;
-        report.pages_skipped.push((
-            pages[drop].doc.path.clone(),
-            format!("the same content as {}", pages[keep].doc.path),
-        ));
-    }
-    let mut i = 0;
-    pages.retain(|_| {
-        i += 1;
-        !dropped[i - 1]
-    });
-}
-
-/// A block on at least this many pages, and on at least half of them, is the site's chrome.
-const MIN_CHROME_PAGES: usize = 4;
-
-/// Drops the blocks that most pages read from their whole `<body>` share word for word: on a
-/// theme without `<main>`, `<article>` or landmark roles, the site's menus, breadcrumbs,
-/// language pickers and footers come with every page, and they match any question and answer
-/// none. A block on half such pages or more (and on at least `MIN_CHROME_PAGES`) is chrome; a
-/// section left without blocks goes with it. Content a few pages repeat (a shared note) stays,
-/// and so does anything inside a page's marked content, where a generator put only the page.
-fn drop_site_chrome(pages: &mut [Page], report: &mut Report) {
-    let whole = pages.iter().filter(|p| p.whole_body).count();
-    if whole < MIN_CHROME_PAGES {
-        return;
-    }
-    let mut on_pages: BTreeMap<&str, usize> = BTreeMap::new();
-    for page in pages.iter().filter(|p| p.whole_body) {
-        let mut seen = BTreeSet::new();
-        for block in page.doc.sections.iter().flat_map(|s| &s.blocks) {
-            if seen.insert(block.text.as_str()) {
-                *on_pages.entry(block.text.as_str()).or_default() += 1;
-            }
-        }
-    }
-    let chrome: BTreeSet<String> = on_pages
-        .into_iter()
-        .filter(|&(_, n)| n >= MIN_CHROME_PAGES && 2 * n >= whole)
-        .map(|(text, _)| text.to_owned())
-        .collect();
-    for page in pages.iter_mut().filter(|p| p.whole_body) {
-        page.doc.sections.retain_mut(|section| {
-            let had_blocks = !section.blocks.is_empty();
-            section.blocks.retain(|b| !chrome.contains(&b.text));
-            !had_blocks || !section.blocks.is_empty()
-        });
-    }
-    report.chrome = chrome.into_iter().collect();
-}
-
-/// Retitles pages whose title, as the reader chose it, is the site's banner: a theme without
-/// landmarks that opens every page with `<h1>Exim Internet Mailer</h1>` would otherwise cite
-/// every page under that name. A title on half the whole-body pages or more (and on at least
-/// `MIN_CHROME_PAGES`) is a banner. The page's own top heading takes its place when everything
-/// on the page sits under it ("Chapter 54 - Exim utilities", then cited once, not again as a
-/// section), else its `<title>`; a page with neither, or whose `<title>` is the banner too,
-/// keeps it.
-fn retitle_banner_pages(pages: &mut [Page], report: &mut Report) {
-    let whole = pages.iter().filter(|p| p.whole_body).count();
-    let mut titled: BTreeMap<&str, usize> = BTreeMap::new();
-    for page in pages.iter().filter(|p| p.whole_body) {
-        *titled.entry(page.doc.title.as_str()).or_default() += 1;
-    }
-    let Some(banner) = titled
-        .into_iter()
-        .filter(|&(_, n)| n >= MIN_CHROME_PAGES && 2 * n >= whole)
-        .max_by_key(|&(_, n)| n)
-        .map(|(title, _)| title.to_owned())
-    else {
-        return;
-    };
-    let mut retitled = 0;
-    for page in pages
-        .iter_mut()
-        .filter(|p| p.whole_body && p.doc.title == banner)
-    {
-        if let Some(top) = common_top_heading(&page.doc.sections) {
-            for section in &mut page.doc.sections {
-                if !section.heading_path.is_empty() {
-                    section.heading_path.remove(0);
-                }
-            }
-            page.doc.title = top;
-            retitled += 1;
-        } else if let Some(head) = page.head_title.as_ref().filter(|h| **h != banner) {
-            page.doc.title = head.clone();
-            retitled += 1;
-        }
-    }
-    if retitled > 0 {
-        report.banner = Some((banner, retitled));
-    }
-}
-
-/// The heading every section of a page sits under, when nothing comes before it.
-fn common_top_heading(sections: &[SourceSection]) -> Option<String> {
-    let mut top: Option<&String> = None;
-    for section in sections {
-        match section.heading_path.first() {
-            None if section.blocks.is_empty() => {}
-            None => return None,
-            Some(first) if top.is_some_and(|t| t != first) => return None,
-            Some(first) => top = Some(first),
-        }
-    }
-    top.cloned()
 }
 
 /// The text the teacher embeds for each fragment: "title. headings. text".

@@ -26,7 +26,7 @@
 //!   a search page that does not say so (a search box and fewer than 40 words, or 150 under a
 //!   title that starts with "Search") is skipped, and
 //!   so is a page that redirects at once (`<meta http-equiv="refresh" content="0; url=…">`).
-//!   Whether the whole `<body>` was read is kept (`Page::whole_body`): the build drops what
+//!   Whether the whole `<body>` was read is kept (`Page::whole_body`): `chrome.rs` drops what
 //!   most such pages repeat, the site's chrome.
 //! - Nesting is capped while parsing ([`MAX_OPEN_ELEMENTS`]): past it a start tag is read as a
 //!   space, so 100,000 nested `<div>` keep their text and parse in linear time (issue 43).

@@ -4,11 +4,13 @@
 //! - [`MarkdownReader`]: markdown as its generator renders it (frontmatter, mdBook and MyST
 //!   includes, generator syntax rendered or dropped; `markdown.rs`, `prose.rs`, `markup.rs`,
 //!   `include.rs`).
-//! - [`HtmlReader`]: pages a generator built, read as they are served (`html.rs`).
+//! - [`HtmlReader`]: pages a generator built, read as they are served (`html.rs`); once a
+//!   site's pages are read, [`drop_site_chrome`] drops what they all repeat (`chrome.rs`).
 //!
 //! The light reader for visitors' notes stays in the core (`LightReader`), where the wasm size
 //! budget keeps it small; `tests/conformance.rs` lists where it may differ from this one.
 
+mod chrome;
 pub mod files;
 pub mod frontmatter;
 mod html;
@@ -23,6 +25,7 @@ use onrecord_core::{
     Block, Lang, Page, PageKind, Read, ReadError, Reader, SourceDoc, SourceSection,
 };
 
+pub use crate::chrome::{SiteChrome, drop_site_chrome};
 pub use crate::html::{BODY_MARKER, HtmlReader, has_body_marker, html_url_for};
 pub use onrecord_core::slug;
 
