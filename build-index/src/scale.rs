@@ -18,7 +18,7 @@ pub fn replicated_index(
     n_fragments: usize,
     model: Option<&QueryModel>,
 ) -> Result<Index> {
-    let listing = crate::list_files(root)?;
+    let listing = crate::selection::list_files(root)?;
     let options = Options::standard();
     let mut docs: Vec<SourceDoc> = Vec::new();
     for rel in listing.files.iter().filter(|f| f.ends_with(".md")) {
