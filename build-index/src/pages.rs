@@ -9,7 +9,7 @@ use onrecord_core::{Read, Reader, SourceDoc};
 use onrecord_sources::{HtmlReader, MarkdownReader, is_html};
 
 use crate::Options;
-use crate::privacy::declares_private;
+use crate::privacy::{self, private_prefix};
 use crate::report::WarningLog;
 use crate::selection::{any_body_marker, list_files, read_file};
 
@@ -22,10 +22,9 @@ pub struct ParsedPage {
 /// Parses one markdown page of the corpus at `root` as the build does: frontmatter, includes,
 /// generator syntax, markdown.
 pub fn parse_page(root: &Path, rel: &str, bytes: &[u8], options: &Options) -> Result<ParsedPage> {
-    let private_prefix = format!("{}/", options.private_dir.trim_matches('/'));
-    let is_private = |rel: Option<&str>, bytes: &[u8]| {
-        rel.is_some_and(|r| r.starts_with(&private_prefix)) || declares_private(bytes)
-    };
+    let private_prefix = private_prefix(options);
+    let is_private =
+        |rel: Option<&str>, bytes: &[u8]| privacy::is_private(&private_prefix, rel, bytes);
     let reader = markdown_reader(root, options, &is_private);
     match reader.read(rel, &utf8(rel, bytes)?)? {
         Read::Page(page) => Ok(ParsedPage {
@@ -46,10 +45,9 @@ pub fn page_text(root: &Path, rel: &str, options: &Options) -> Result<Option<Str
         bail!("{}", warnings.finish().join("; "));
     };
     let text = utf8(rel, &bytes)?;
-    let private_prefix = format!("{}/", options.private_dir.trim_matches('/'));
-    let is_private = |rel: Option<&str>, bytes: &[u8]| {
-        rel.is_some_and(|r| r.starts_with(&private_prefix)) || declares_private(bytes)
-    };
+    let private_prefix = private_prefix(options);
+    let is_private =
+        |rel: Option<&str>, bytes: &[u8]| privacy::is_private(&private_prefix, rel, bytes);
     let read = if is_html(rel) {
         let reader = HtmlReader {
             default_lang: options.default_lang,

@@ -13,6 +13,17 @@ pub(crate) struct Note {
     pub(crate) lang: Lang,
 }
 
+/// The prefix of paths in the private folder, `private/`.
+pub(crate) fn private_prefix(options: &Options) -> String {
+    format!("{}/", options.private_dir.trim_matches('/'))
+}
+
+/// Whether a file is private: in the private folder (`rel`, when it lies inside the corpus) or
+/// declared so in its frontmatter. An include never brings such a file into a public page.
+pub(crate) fn is_private(private_prefix: &str, rel: Option<&str>, bytes: &[u8]) -> bool {
+    rel.is_some_and(|r| r.starts_with(private_prefix)) || declares_private(bytes)
+}
+
 /// The routing hint a private note file gives (from its frontmatter only).
 pub fn note_hint(bytes: &[u8], options: &Options) -> Option<RoutingHint> {
     private_note(bytes, options).map(|note| note.hint)

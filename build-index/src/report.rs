@@ -49,6 +49,29 @@ pub struct Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_input(f)?;
+        self.fmt_pages(f)?;
+        for warning in &self.warnings {
+            writeln!(f, "warning: {warning}")?;
+        }
+        if self.other_files > 0 {
+            writeln!(
+                f,
+                "other files       {} (not pages, ignored)",
+                self.other_files
+            )?;
+        }
+        self.fmt_sizes(f)?;
+        self.fmt_embedding(f)?;
+        #[cfg(feature = "experiments")]
+        self.fmt_adaptation(f)?;
+        Ok(())
+    }
+}
+
+impl Report {
+    /// What was read as what, and what of it was left out before indexing.
+    fn fmt_input(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let input = match self.input {
             Input::Markdown => "markdown",
             Input::Html => "HTML (a built site)",
@@ -92,6 +115,12 @@ impl fmt::Display for Report {
                 onrecord_core::shorten(banner, 40)
             )?;
         }
+        Ok(())
+    }
+
+    /// What became of the pages read: drafts, superseded and set-aside pages, collections,
+    /// private notes.
+    fn fmt_pages(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "drafts skipped    {}{}",
@@ -148,16 +177,11 @@ impl fmt::Display for Report {
             "private notes     {} (routing hints only; bodies never indexed)",
             self.private_notes
         )?;
-        for warning in &self.warnings {
-            writeln!(f, "warning: {warning}")?;
-        }
-        if self.other_files > 0 {
-            writeln!(
-                f,
-                "other files       {} (not pages, ignored)",
-                self.other_files
-            )?;
-        }
+        Ok(())
+    }
+
+    /// The index's size, in all and by part.
+    fn fmt_sizes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "fragments         {}", self.fragments)?;
         writeln!(f, "terms             {}", self.terms)?;
         writeln!(f, "input             {} bytes", self.input_bytes)?;
@@ -168,6 +192,11 @@ impl fmt::Display for Report {
             let each = per_fragment(bytes);
             writeln!(f, "  {part:<38} {bytes:>9} bytes  {each:>7.1} per fragment")?;
         }
+        Ok(())
+    }
+
+    /// What embedding the fragments did, or that there are no vectors.
+    fn fmt_embedding(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.embedding {
             Some(e) => {
                 writeln!(
@@ -204,7 +233,12 @@ impl fmt::Display for Report {
                 "embedding         none (no --teacher/--model-dir): lexical retrieval only"
             )?,
         }
-        #[cfg(feature = "experiments")]
+        Ok(())
+    }
+
+    /// What adapting the query model to the site did (when asked for).
+    #[cfg(feature = "experiments")]
+    fn fmt_adaptation(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(a) = &self.adaptation {
             writeln!(
                 f,

@@ -9,6 +9,7 @@ use onrecord_sources::files::{self, FileError, MAX_FILE_BYTES};
 use onrecord_sources::{has_body_marker, is_html, is_markdown};
 
 use crate::Options;
+use crate::privacy::private_prefix;
 use crate::report::WarningLog;
 
 /// What a corpus folder holds, and so which reader reads its pages.
@@ -53,8 +54,7 @@ impl Input {
 /// decides.
 pub fn corpus_input(root: &Path, options: &Options) -> Result<Input> {
     let files = list_files(root)?.files;
-    let private_prefix = format!("{}/", options.private_dir.trim_matches('/'));
-    Ok(Input::detect(&files, &private_prefix))
+    Ok(Input::detect(&files, &private_prefix(options)))
 }
 
 /// Why the page at `rel` is not read, when it is not: it is excluded by the site owner, or it
