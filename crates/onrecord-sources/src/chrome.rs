@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use onrecord_core::{Page, SourceSection};
+use sha2::{Digest, Sha256};
 
 /// What [`drop_site_chrome`] dropped, for the build's report.
 #[derive(Debug, Default)]
@@ -36,22 +37,24 @@ pub fn drop_site_chrome(pages: &mut Vec<Page>) -> SiteChrome {
 /// `index.html` is kept, so the page keeps the URL its own links use. Returns the pages
 /// dropped, with the reason.
 fn drop_duplicates(pages: &mut Vec<Page>) -> Vec<(String, String)> {
-    // The content as one byte string: the title, then each section's heading path and blocks.
-    let key = |page: &Page| {
-        let mut key = page.doc.title.as_bytes().to_vec();
+    // A digest of the content (the title, then each section's heading path and blocks), so
+    // that a large site's text is not held twice while its copies are found.
+    let key = |page: &Page| -> [u8; 32] {
+        let mut hash = Sha256::new();
+        hash.update(page.doc.title.as_bytes());
         for s in &page.doc.sections {
-            key.push(1);
-            key.extend_from_slice(s.heading_path.join("\u{1f}").as_bytes());
+            hash.update([1]);
+            hash.update(s.heading_path.join("\u{1f}").as_bytes());
             for b in &s.blocks {
-                key.push(2);
-                key.extend_from_slice(b.text.as_bytes());
+                hash.update([2]);
+                hash.update(b.text.as_bytes());
             }
         }
-        key
+        hash.finalize().into()
     };
     let is_index = |page: &Page| page.doc.path.rsplit('/').next() == Some("index.html");
     let mut skipped = Vec::new();
-    let mut first: BTreeMap<Vec<u8>, usize> = BTreeMap::new();
+    let mut first: BTreeMap<[u8; 32], usize> = BTreeMap::new();
     let mut dropped = vec![false; pages.len()];
     for i in 0..pages.len() {
         let key = key(&pages[i]);
