@@ -1,7 +1,8 @@
 //! Fitting the decline model: a weighted, L2-regularised logistic regression over the evidence
 //! features (Newton's method on standardised features), its decision threshold and the
-//! confidence cut points. Everything is fit on the rows it is given; the cross-corpus protocol
-//! gives it the dev halves of the corpora that are not left out.
+//! confidence cut points; and the hand-set floors the model replaced, chosen on the same rows
+//! for comparison. Everything is fit on the rows it is given; the cross-corpus protocol gives
+//! it the dev halves of the corpora that are not left out.
 
 use onrecord_core::{DeclineModel, N_FEATURES};
 
@@ -380,6 +381,71 @@ fn held_out_answers(rows: &[Row]) -> Option<Vec<Answered>> {
         );
     }
     Some(answered)
+}
+
+/// The hand-set floors the decline model replaced: answer when the meaning floor is met, or
+/// when both the coverage and the support floors are.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Floors {
+    coverage: f32,
+    support: f32,
+    meaning: f32,
+}
+
+fn floors_grid() -> Vec<Floors> {
+    let mut grid = Vec::new();
+    for coverage in [0.3f32, 0.4, 0.5, 0.6, 0.7] {
+        for support in [0.3f32, 0.4, 0.5, 0.6, 0.7, 0.8] {
+            for meaning in [0.4f32, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 2.0] {
+                grid.push(Floors {
+                    coverage,
+                    support,
+                    meaning,
+                });
+            }
+        }
+    }
+    grid
+}
+
+impl Floors {
+    fn answers(&self, r: &Row) -> bool {
+        let [coverage, support, meaning] = r.floors;
+        !r.hard_declined
+            && (meaning >= self.meaning || (coverage >= self.coverage && support >= self.support))
+    }
+}
+
+/// (Mean balanced accuracy, mean declined rate) of the floors on `rows`.
+pub fn floors_accuracy(floors: &Floors, rows: &[Row]) -> (f64, f64) {
+    let answered: Vec<f32> = rows
+        .iter()
+        .map(|r| f32::from(u8::from(floors.answers(r))))
+        .collect();
+    balanced_accuracy(rows, &answered, 0.5)
+}
+
+/// The hand-set floors with the best (balanced accuracy, declined rate) on `rows`: the first
+/// of the best in grid order.
+pub fn best_floors(rows: &[Row]) -> Floors {
+    floors_grid()
+        .iter()
+        .copied()
+        .map(|f| (floors_accuracy(&f, rows), f))
+        // The first of the best: max_by would keep the last.
+        .fold(
+            None::<((f64, f64), Floors)>,
+            |best, (score, f)| match best {
+                Some((b, _)) if b >= score => best,
+                _ => Some((score, f)),
+            },
+        )
+        .map(|(_, f)| f)
+        .unwrap_or(Floors {
+            coverage: 0.5,
+            support: 0.7,
+            meaning: 0.55,
+        })
 }
 
 #[cfg(test)]

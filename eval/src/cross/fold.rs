@@ -12,8 +12,9 @@ use onrecord_core::{
 };
 use serde_json::{Value, json};
 
-use super::knobs::{Chosen, Floors, floors_accuracy, rows};
+use super::knobs::{Chosen, rows};
 use super::{Corpus, Entry};
+use crate::fit::{Floors, floors_accuracy};
 use crate::metrics::{self, Answering, Retrieval, is_relevant};
 use crate::questions::{self, Kind, Question, Split, select};
 

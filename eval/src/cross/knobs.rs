@@ -6,7 +6,7 @@
 use onrecord_core::{AnswerConfig, Assessment, Fusion, QueryModel, assess, retrieve_fused};
 
 use super::{Corpus, in_fit};
-use crate::fit::{self, Row};
+use crate::fit::{self, Floors, Row};
 use crate::metrics::{self, DEPTH, content_word_share, is_relevant};
 use crate::questions::{Question, Split};
 
@@ -160,48 +160,6 @@ fn would_hit(
     hits as f64 / answerable.len().max(1) as f64
 }
 
-/// The hand-set floors the decline model replaced: answer when the meaning floor is met, or
-/// when both the coverage and the support floors are.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Floors {
-    coverage: f32,
-    support: f32,
-    meaning: f32,
-}
-
-fn floors_grid() -> Vec<Floors> {
-    let mut grid = Vec::new();
-    for coverage in [0.3f32, 0.4, 0.5, 0.6, 0.7] {
-        for support in [0.3f32, 0.4, 0.5, 0.6, 0.7, 0.8] {
-            for meaning in [0.4f32, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 2.0] {
-                grid.push(Floors {
-                    coverage,
-                    support,
-                    meaning,
-                });
-            }
-        }
-    }
-    grid
-}
-
-impl Floors {
-    fn answers(&self, r: &Row) -> bool {
-        let [coverage, support, meaning] = r.floors;
-        !r.hard_declined
-            && (meaning >= self.meaning || (coverage >= self.coverage && support >= self.support))
-    }
-}
-
-/// (Mean balanced accuracy, mean declined rate) of the floors on `rows`.
-pub(super) fn floors_accuracy(floors: &Floors, rows: &[Row]) -> (f64, f64) {
-    let answered: Vec<f32> = rows
-        .iter()
-        .map(|r| f32::from(u8::from(floors.answers(r))))
-        .collect();
-    fit::balanced_accuracy(rows, &answered, 0.5)
-}
-
 /// The fold's configuration and how it was reached.
 pub(super) struct Chosen {
     pub(super) config: AnswerConfig,
@@ -328,25 +286,7 @@ fn fit_decline(corpora: &[Corpus], train: &[usize], config: AnswerConfig, vector
     let hybrid = fit::decline_model(&hybrid_rows);
     let lexical = fit::decline_model(&lexical_rows);
     // The hand-set floors, for comparison, on the same rows.
-    let grid = floors_grid();
-    let floors = grid
-        .iter()
-        .copied()
-        .map(|f| (floors_accuracy(&f, &hybrid_rows), f))
-        // The first of the best: max_by would keep the last.
-        .fold(
-            None::<((f64, f64), Floors)>,
-            |best, (score, f)| match best {
-                Some((b, _)) if b >= score => best,
-                _ => Some((score, f)),
-            },
-        )
-        .map(|(_, f)| f)
-        .unwrap_or(Floors {
-            coverage: 0.5,
-            support: 0.7,
-            meaning: 0.55,
-        });
+    let floors = fit::best_floors(&hybrid_rows);
     Chosen {
         config: AnswerConfig {
             hybrid: if vectors {
