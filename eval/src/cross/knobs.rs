@@ -36,7 +36,7 @@ fn fusion_grid() -> Vec<Fusion> {
 const SHAPE_GRID: [f32; 5] = [0.0, 0.1, 0.25, 0.5, 1.0];
 
 /// Scores of every candidate on every corpus: `scores[corpus][candidate]`, each a (primary,
-/// tie-break) pair. Corpora are scored on two threads.
+/// tie-break) pair. Each corpus is scored on a thread of its own.
 fn score_matrix<K: Sync>(
     corpora: &[Corpus],
     candidates: &[K],

@@ -88,6 +88,7 @@ pub fn load_registry(path: &Path, root: &Path) -> Result<Vec<Entry>> {
         .map(|e| Entry {
             corpus: root.join(&e.corpus),
             questions: root.join(&e.questions),
+            terse: e.terse.as_ref().map(|t| root.join(t)),
             typed: e.typed.as_ref().map(|t| root.join(t)),
             include_root: e.include_root.as_ref().map(|d| root.join(d)),
             ..e
