@@ -273,22 +273,21 @@ pub fn query_terms(index: &Index, question: &Question) -> Vec<QueryTerm> {
     let mut seen: Vec<String> = Vec::new();
     let mut res = Vec::new();
     let mut previous = String::new();
-    for (range, word) in question.tokens() {
+    for (range, word) in question.ranges().iter().zip(question.words()) {
         if res.len() == MAX_QUERY_TERMS {
             break;
         }
         let how_much = asks_how_much(&previous, word);
         if !skips_as_previous(word) {
-            previous.clear();
-            previous.push_str(word);
+            previous.clone_from(word);
         }
         if langs.iter().any(|&l| is_stopword(word, l))
             || index.is_site_word(word)
-            || seen.iter().any(|s| s == word)
+            || seen.contains(word)
         {
             continue;
         }
-        seen.push(word.to_owned());
+        seen.push(word.clone());
         let term_ids = lookup(&analyzers, word, |t| index.term_id(t));
         let hint_term_ids = lookup(&analyzers, word, |t| index.hint_term_id(t));
         let df = term_ids
@@ -301,9 +300,9 @@ pub fn query_terms(index: &Index, question: &Question) -> Vec<QueryTerm> {
         let idf = (1.0 + (n_frags - df + 0.5) / (df + 0.5)).ln();
         res.push(QueryTerm {
             framing: langs.iter().any(|&l| is_framing(word, l)),
-            contraction: in_contraction(question.text(), &range),
+            contraction: in_contraction(question.text(), range),
             how_much,
-            word: word.to_owned(),
+            word: word.clone(),
             term_ids,
             hint_term_ids,
             idf,

@@ -64,39 +64,65 @@ pub fn check_question(question: &str) -> Result<&str, QuestionError> {
     Ok(question)
 }
 
-/// A question read once: its text and its lowercased words with their byte ranges in it.
-/// Every step of an answer (the kind of answer asked, the search terms, the language, the
-/// names it writes) reads these words rather than tokenizing the text again.
+/// A question read once: its text and its lowercased words with their byte ranges in it, or
+/// why it cannot be asked. Every step of an answer (the kind of answer asked, the search
+/// terms, the language, the names it writes) reads these words rather than tokenizing the
+/// text again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Question<'q> {
     text: &'q str,
     words: Vec<String>,
     ranges: Vec<Range<usize>>,
+    problem: Option<QuestionError>,
 }
 
 impl<'q> Question<'q> {
-    /// A visitor's question: [`check_question`]ed (trimmed, bounded), then read.
+    /// A visitor's question: [`check_question`]ed (trimmed, bounded), then read. One that
+    /// cannot be asked keeps its text as given, has no words and says why
+    /// ([`Question::problem`]): the engine declines it, and never tokenizes it.
     ///
     /// ```
-    /// use onrecord_core::Question;
+    /// use onrecord_core::{Question, QuestionError};
     ///
-    /// let q = Question::read("  How do I return a bike? ").unwrap();
+    /// let q = Question::read("  How do I return a bike? ");
     /// assert_eq!(q.text(), "How do I return a bike?");
     /// assert_eq!(q.words(), ["how", "do", "i", "return", "a", "bike"]);
+    /// let bad = Question::read("why\0");
+    /// assert_eq!(bad.problem(), Some(QuestionError::ControlCharacter));
+    /// assert!(bad.words().is_empty());
     /// ```
-    pub fn read(text: &'q str) -> Result<Question<'q>, QuestionError> {
-        check_question(text).map(Question::new)
+    pub fn read(text: &'q str) -> Question<'q> {
+        match check_question(text) {
+            Ok(text) => Question::new(text),
+            Err(why) => Question {
+                text,
+                words: Vec::new(),
+                ranges: Vec::new(),
+                problem: Some(why),
+            },
+        }
     }
 
     /// `text` read as a question without the visitor's checks: for text the engine or a tool
     /// already holds (a previous question, an eval set's question).
     pub fn new(text: &'q str) -> Question<'q> {
-        let (ranges, words) = tokens(text).unzip();
+        // Pushed one by one: `unzip` is a kilobyte of generic code in the wasm module.
+        let (mut ranges, mut words) = (Vec::new(), Vec::new());
+        for (range, word) in tokens(text) {
+            ranges.push(range);
+            words.push(word);
+        }
         Question {
             text,
             words,
             ranges,
+            problem: None,
         }
+    }
+
+    /// Why it cannot be asked, when [`Question::read`] refused it.
+    pub fn problem(&self) -> Option<QuestionError> {
+        self.problem
     }
 
     /// The question as written.
@@ -109,11 +135,8 @@ impl<'q> Question<'q> {
         &self.words
     }
 
-    /// Its words with their byte ranges in [`Question::text`].
-    pub fn tokens(&self) -> impl Iterator<Item = (Range<usize>, &str)> + '_ {
-        self.ranges
-            .iter()
-            .cloned()
-            .zip(self.words.iter().map(String::as_str))
+    /// Its words' byte ranges in [`Question::text`], in the order of [`Question::words`].
+    pub fn ranges(&self) -> &[Range<usize>] {
+        &self.ranges
     }
 }

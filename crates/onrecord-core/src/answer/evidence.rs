@@ -11,7 +11,7 @@ use crate::collection::asks_about_decisions;
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::lang::{self, List};
 use crate::page::asks_about_changes;
-use crate::question::{Question, QuestionError};
+use crate::question::Question;
 use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
 use crate::scope::Scope;
 use crate::text::{Analyzer, Lang, foreign_language, is_stopword, tokens};
@@ -119,15 +119,17 @@ struct Reading<'a> {
 pub(super) fn assess(
     index: &Index,
     model: Option<&QueryModel>,
-    asked: Result<&Question, QuestionError>,
+    asked: &Question,
     config: &AnswerConfig,
     scope: Option<&Scope>,
 ) -> Assessment {
     // A question that cannot be asked is read as no question, and declined below.
     let blank = Question::new("");
-    let (question, bad_question) = match asked {
-        Ok(question) => (question, None),
-        Err(why) => (&blank, Some(why)),
+    let bad_question = asked.problem();
+    let question = if bad_question.is_some() {
+        &blank
+    } else {
+        asked
     };
     // The quantity word of "how long" or "combien de temps" names nothing the answer must
     // hold: one no page uses is left out, rather than declined as never mentioned. (One the
@@ -328,15 +330,7 @@ impl<'a> Reading<'a> {
 
     /// Share of the question's subject words' weight in `covered`.
     fn key_share(&self, covered: &[bool]) -> f32 {
-        let (key, key_covered): (Vec<QueryTerm>, Vec<bool>) = self
-            .terms
-            .iter()
-            .zip(covered)
-            .zip(&self.key)
-            .filter(|(_, k)| **k)
-            .map(|((t, c), _)| (t.clone(), *c))
-            .unzip();
-        share_of(&key, &key_covered)
+        share_among(&self.terms, covered, &self.key)
     }
 
     /// What to quote from each ranked fragment, for those that may compete.
@@ -869,17 +863,24 @@ fn quote(index: &Index, frag: u32, fragment: &Fragment, pick: &Pick, terms: &[Qu
 /// Share (0..1) of the question's idf weight that `covered` carries. A framing verb ("think",
 /// "written") counts only when it is covered: it may help, it is never required.
 fn share_of(terms: &[QueryTerm], covered: &[bool]) -> f32 {
-    let total: f32 = terms
-        .iter()
-        .zip(covered)
-        .filter(|(t, c)| !t.framing || **c)
-        .map(|(t, _)| t.idf)
-        .sum();
-    if total > 0.0 {
-        weight(terms, covered) / total
-    } else {
-        0.0
+    share_among(terms, covered, &[])
+}
+
+/// [`share_of`] over the terms `key` marks (every term when `key` is empty).
+fn share_among(terms: &[QueryTerm], covered: &[bool], key: &[bool]) -> f32 {
+    let (mut got, mut total) = (0.0f32, 0.0f32);
+    for (i, (t, &c)) in terms.iter().zip(covered).enumerate() {
+        if !key.get(i).copied().unwrap_or(true) {
+            continue;
+        }
+        if !t.framing || c {
+            total += t.idf;
+        }
+        if c {
+            got += t.idf;
+        }
     }
+    if total > 0.0 { got / total } else { 0.0 }
 }
 
 /// Hints whose public-safe words (label, locator, keywords) cover at least `floor` of the
@@ -946,7 +947,7 @@ fn names(asked: &Question) -> Vec<String> {
         .map(str::to_owned)
         .collect();
     let mut run: Run = Vec::new();
-    for (i, (range, lower)) in asked.tokens().enumerate() {
+    for (i, (range, lower)) in asked.ranges().iter().zip(asked.words()).enumerate() {
         let word = question.get(range.clone()).unwrap_or("");
         if i == 0 || word == lower {
             close(question, &mut run, &mut names);
@@ -967,7 +968,7 @@ fn names(asked: &Question) -> Vec<String> {
             close(question, &mut run, &mut names);
         }
         if capital {
-            run.push(range);
+            run.push(range.clone());
         } else {
             names.push(word.to_owned());
         }

@@ -240,21 +240,13 @@ pub fn ask(
     question: &str,
     config: &AnswerConfig,
 ) -> Answer {
-    let question = Question::read(question);
     decide(
         within_caps(
             index,
-            evidence::assess(index, model, borrowed(&question), config, None),
+            evidence::assess(index, model, &Question::read(question), config, None),
         ),
         config,
     )
-}
-
-/// A question as read, by reference (a copy of the error).
-fn borrowed<'r, 'q>(
-    asked: &'r Result<Question<'q>, QuestionError>,
-) -> Result<&'r Question<'q>, QuestionError> {
-    asked.as_ref().map_err(|why| *why)
 }
 
 /// The reply to a question in a thread: the answer, how the question was read, the context
@@ -301,27 +293,19 @@ pub fn ask_turn_in(
     // characters) is not read in the light of the previous turn either: it stands alone, and
     // `assess` declines it.
     let asked = Question::read(question);
-    let turn = match &asked {
-        Ok(q) => resolve(index, q, context),
-        Err(_) => Turn {
-            kind: FollowUp::Standalone,
-            question: question.to_owned(),
-            scope: None,
-        },
-    };
+    let turn = resolve(index, &asked, context.filter(|_| asked.problem().is_none()));
     let reread;
-    let executed = match &asked {
-        Ok(q) if q.text() != turn.question => {
-            reread = Question::read(&turn.question);
-            borrowed(&reread)
-        }
-        _ => borrowed(&asked),
+    let executed = if turn.question == asked.text() {
+        &asked
+    } else {
+        reread = Question::read(&turn.question);
+        &reread
     };
     // The own-words check goes through this closure too: one call site of the pipeline is 147
     // bytes less of the gzipped wasm than calling `ask` as well (measured). Besides the answer
     // it gives the fragments the turn used: those it quotes and the other matching sections
     // it lists, or for a decline the same it weighed and found wanting (never shown).
-    let answer_in = |question: Result<&Question, QuestionError>, scope: Option<&Scope>| {
+    let answer_in = |question: &Question, scope: Option<&Scope>| {
         let assessment = within_caps(
             index,
             evidence::assess(index, model, question, config, scope),
@@ -352,7 +336,7 @@ pub fn ask_turn_in(
     if matches!(turn.kind, FollowUp::Refinement | FollowUp::Pronoun)
         && let Some(confidence) = answer.confidence
     {
-        let own = answer_in(borrowed(&asked), part).0.confidence;
+        let own = answer_in(&asked, part).0.confidence;
         answer.confidence = Some(confidence.weaker(own.unwrap_or(Confidence::Low)));
     }
     // The results of a question no page answers, read with corrected typos, are looked up
@@ -404,8 +388,7 @@ pub fn assess(
     question: &str,
     config: &AnswerConfig,
 ) -> Assessment {
-    let question = Question::read(question);
-    evidence::assess(index, model, borrowed(&question), config, None)
+    evidence::assess(index, model, &Question::read(question), config, None)
 }
 
 /// Decides on the evidence: quote with a confidence label, or decline with the reason that

@@ -70,19 +70,16 @@ pub fn search_in(
 ) -> Search {
     // Checked questions are trimmed: whether a word is still being typed is read before.
     let typing = !query.ends_with(char::is_whitespace);
-    let Ok(query) = Question::read(query) else {
-        return Search::default();
-    };
-    if query.text().chars().count() < 2 {
+    let query = Question::read(query);
+    if query.problem().is_some() || query.text().chars().count() < 2 {
         return Search::default();
     }
     let mut terms = query_terms(index, &query);
     let prefix = query
         .words()
         .last()
-        .filter(|w| typing && w.chars().count() >= 2)
-        .cloned();
-    if let Some(last) = &prefix {
+        .filter(|w| typing && w.chars().count() >= 2);
+    if let Some(last) = prefix {
         expand_prefix(index, &mut terms, last);
     }
     // After the prefix: a word still being typed ("compr") is not a typo of another word
@@ -100,7 +97,7 @@ pub fn search_in(
         .take(SEARCH_DEPTH)
         .collect();
     Search {
-        results: sections(index, &ranked, &terms, &[], prefix.as_deref()),
+        results: sections(index, &ranked, &terms, &[], prefix.map(String::as_str)),
         corrections,
     }
 }

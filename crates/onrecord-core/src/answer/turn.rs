@@ -153,8 +153,8 @@ fn read(index: &Index, asked: &Question, context: Option<&TurnContext>) -> Turn 
     let room = MAX_QUESTION_CHARS.saturating_sub(question.chars().count() + 8);
     let previous = shorten(previous, room);
     let previous = previous.as_ref();
-    let words = split(question, asked.tokens());
-    let prev = split(previous, tokens(previous));
+    let words = split(asked);
+    let prev = split(&Question::new(previous));
     let at = |i: usize| words.get(i).map_or(question.len(), |w| w.start);
     let after = |i: usize| question.get(at(i)..).unwrap_or_default();
     if let Some(n) = lang::find_phrase(List::Fresh, |m| opens_with(&words, m)) {
@@ -206,7 +206,7 @@ fn read(index: &Index, asked: &Question, context: Option<&TurnContext>) -> Turn 
         let new = trim_end(after(skip));
         return Turn {
             kind: FollowUp::Refinement,
-            question: refine(index, previous, &prev, new, &split(new, tokens(new))),
+            question: refine(index, previous, &prev, new, &split(&Question::new(new))),
             scope: None,
         };
     }
@@ -256,28 +256,26 @@ struct Word {
     boundary: bool,
 }
 
-/// The words of `text` (see [`Word`]) from its `tokens` (`text::tokens`).
-fn split<W: Into<String>>(
-    text: &str,
-    tokens: impl Iterator<Item = (std::ops::Range<usize>, W)>,
-) -> Vec<Word> {
+/// The words of `question` (see [`Word`]).
+fn split(question: &Question) -> Vec<Word> {
+    let text = question.text();
+    let mut words = Vec::new();
     let mut last = 0;
-    tokens
-        .map(|(range, word)| {
-            let gap = text.get(last..range.start).unwrap_or_default();
-            last = range.end;
-            Word {
-                boundary: gap.contains([',', ';', ':', '?', '!', '(', ')']) || gap.contains(". "),
-                capital: text
-                    .get(range.clone())
-                    .and_then(|s| s.chars().next())
-                    .is_some_and(char::is_uppercase),
-                start: range.start,
-                end: range.end,
-                text: word.into(),
-            }
-        })
-        .collect()
+    for (range, word) in question.ranges().iter().zip(question.words()) {
+        let gap = text.get(last..range.start).unwrap_or_default();
+        last = range.end;
+        words.push(Word {
+            boundary: gap.contains([',', ';', ':', '?', '!', '(', ')']) || gap.contains(". "),
+            capital: text
+                .get(range.clone())
+                .and_then(|s| s.chars().next())
+                .is_some_and(char::is_uppercase),
+            start: range.start,
+            end: range.end,
+            text: word.clone(),
+        });
+    }
+    words
 }
 
 /// Whether the words open with `phrase`; then how many words it has.
