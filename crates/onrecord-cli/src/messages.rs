@@ -2,7 +2,7 @@
 //! widget says it (the widget's own sentences live in `www/onrecord/messages.js`, the one
 //! JavaScript place; this module is the one Rust place), and the labels of `onrecord ask`.
 
-use onrecord_core::Decline;
+use onrecord_core::{Decline, QuestionError};
 
 /// What the question was matched by: words only, or words and meaning (the query model).
 pub(crate) fn matched_by(vectors: bool) -> &'static str {
@@ -92,6 +92,8 @@ pub(crate) fn decline(decline: &Decline) -> (&'static str, String) {
                 lang.tag()
             ),
         ),
+        Decline::BadQuestion(why @ QuestionError::TooLong { .. }) => ("too-long", why.to_string()),
+        Decline::BadQuestion(why) => ("control-characters", why.to_string()),
         _ => ("other", "declined".into()),
     }
 }
@@ -117,5 +119,19 @@ mod tests {
         assert!(!full.contains('%'), "{full}");
         let (_, part) = decline(&Decline::Unsupported { coverage: 0.4 });
         assert!(part.contains("only 40%"), "{part}");
+    }
+
+    /// A question that cannot be asked is declined saying why, with the widget's gates.
+    #[test]
+    fn a_question_that_cannot_be_asked_says_why() {
+        let (gate, why) = decline(&Decline::BadQuestion(QuestionError::TooLong { chars: 800 }));
+        assert_eq!(gate, "too-long");
+        assert!(
+            why.contains("800 characters") && why.contains("500"),
+            "{why}"
+        );
+        let (gate, why) = decline(&Decline::BadQuestion(QuestionError::ControlCharacter));
+        assert_eq!(gate, "control-characters");
+        assert!(why.contains("control characters"), "{why}");
     }
 }
