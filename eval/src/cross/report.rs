@@ -288,24 +288,13 @@ fn terse_section(
             visitor: Value::Null,
         };
     }
-    let _ = writeln!(
+    let (mean, visitor, _) = side_tables(
         md,
-        "\n## Terse questions, left-out folds\n\nThe one-to-four-word questions visitors type (\"blackd default port\", \"What is SECRET_KEY?\"), a second question file on the same corpus (`terse` in the registry), in no fit, scored with each fold's knobs:\n\n{FOLD_HEADER}"
+        "\n## Terse questions, left-out folds\n\nThe one-to-four-word questions visitors type (\"blackd default port\", \"What is SECRET_KEY?\"), a second question file on the same corpus (`terse` in the registry), in no fit, scored with each fold's knobs:\n\n",
+        names,
+        set,
+        |f| corpora[f].terse.len(),
     );
-    for (&i, s) in set.folds.iter().zip(&set.results) {
-        fold_row(md, names[i], corpora[i].terse.len(), s);
-    }
-    let mean = mean_row(md, "mean of folds", &set.results);
-    md.push('\n');
-    let terse_names: Vec<&str> = set.folds.iter().map(|&i| names[i]).collect();
-    reliability_table(md, &terse_names, &set.results);
-    let visitor = visitor_table(md, &terse_names, &set.results);
-    let _ = writeln!(
-        md,
-        "Quote hit per kind of question (the engine's reading of what is asked):\n"
-    );
-    ask_kind_table(md, &terse_names, &set.results);
-    md.push('\n');
     SideSummary { mean, visitor }
 }
 
@@ -323,24 +312,13 @@ fn typed_section(
             visitor: Value::Null,
         };
     }
-    let _ = writeln!(
+    let (mean, visitor, typed_names) = side_tables(
         md,
-        "## Typed questions, left-out folds\n\nShort questions as visitors type them, each labelled with the kind of answer it asks for (`typed` in the registry; `asks`: how-to, default, definition, yes-no, why; the evidence is the words that answer), in no fit, scored with each fold's knobs:\n\n{FOLD_HEADER}"
+        "## Typed questions, left-out folds\n\nShort questions as visitors type them, each labelled with the kind of answer it asks for (`typed` in the registry; `asks`: how-to, default, definition, yes-no, why; the evidence is the words that answer), in no fit, scored with each fold's knobs:\n\n",
+        names,
+        set,
+        |f| corpora[f].typed.len(),
     );
-    for (&i, s) in set.folds.iter().zip(&set.results) {
-        fold_row(md, names[i], corpora[i].typed.len(), s);
-    }
-    let mean = mean_row(md, "mean of folds", &set.results);
-    md.push('\n');
-    let typed_names: Vec<&str> = set.folds.iter().map(|&i| names[i]).collect();
-    reliability_table(md, &typed_names, &set.results);
-    let visitor = visitor_table(md, &typed_names, &set.results);
-    let _ = writeln!(
-        md,
-        "Quote hit per kind of question (the engine's reading of what is asked):\n"
-    );
-    ask_kind_table(md, &typed_names, &set.results);
-    md.push('\n');
     let rows: Vec<(&str, &[metrics::Outcome])> = typed_names
         .iter()
         .copied()
@@ -348,6 +326,35 @@ fn typed_section(
         .collect();
     visitor::asks_table(md, &rows);
     SideSummary { mean, visitor }
+}
+
+/// What a second question set of the folds reports under `heading`: the fold table (each
+/// fold's `count` of questions), its mean, the confidence labels, what the visitor sees and
+/// quote hit per kind of question. Returns the mean row, the visitor table and the folds'
+/// names.
+fn side_tables<'n>(
+    md: &mut String,
+    heading: &str,
+    names: &[&'n str],
+    set: &SideSet,
+    count: impl Fn(usize) -> usize,
+) -> (Value, Value, Vec<&'n str>) {
+    let _ = writeln!(md, "{heading}{FOLD_HEADER}");
+    for (&i, s) in set.folds.iter().zip(&set.results) {
+        fold_row(md, names[i], count(i), s);
+    }
+    let mean = mean_row(md, "mean of folds", &set.results);
+    md.push('\n');
+    let side_names: Vec<&str> = set.folds.iter().map(|&i| names[i]).collect();
+    reliability_table(md, &side_names, &set.results);
+    let visitor = visitor_table(md, &side_names, &set.results);
+    let _ = writeln!(
+        md,
+        "Quote hit per kind of question (the engine's reading of what is asked):\n"
+    );
+    ask_kind_table(md, &side_names, &set.results);
+    md.push('\n');
+    (mean, visitor, side_names)
 }
 
 /// The knobs each fold chose on the other corpora.
