@@ -267,6 +267,7 @@ fn lost_table(md: &mut String, names: &[&str], all: &[Scored], lost: &[Lost]) {
 
 /// What a further question set's section adds to the JSON: its mean row and its visitor
 /// table's mean and worst fold (both null without the set).
+#[derive(Default)]
 struct SideSummary {
     mean: Value,
     visitor: Value,
@@ -283,10 +284,7 @@ fn terse_section(
 ) -> SideSummary {
     if set.results.is_empty() {
         md.push('\n');
-        return SideSummary {
-            mean: Value::Null,
-            visitor: Value::Null,
-        };
+        return SideSummary::default();
     }
     let (mean, visitor, _) = side_tables(
         md,
@@ -307,10 +305,7 @@ fn typed_section(
     set: &SideSet,
 ) -> SideSummary {
     if set.results.is_empty() {
-        return SideSummary {
-            mean: Value::Null,
-            visitor: Value::Null,
-        };
+        return SideSummary::default();
     }
     let (mean, visitor, typed_names) = side_tables(
         md,

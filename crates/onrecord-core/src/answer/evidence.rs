@@ -184,8 +184,8 @@ pub(super) fn assess(
     let reading = Reading::new(index, model, question, config, scope, res.kind, terms);
     res.has_vector = reading.vector.is_some();
     let hits = reading.rank(&reading.terms);
-    let found = reading.gather(&hits);
-    res.ranked.clone_from(&found.ranked);
+    let mut found = reading.gather(&hits);
+    res.ranked = std::mem::take(&mut found.ranked);
     let Some(primary) = reading.primary(&found.candidates) else {
         res.hard_decline = Some(Decline::BelowFloor {
             coverage: 0.0,
