@@ -13,6 +13,7 @@
 #![allow(unreachable_pub)]
 
 mod cross;
+mod engine;
 mod fit;
 mod followups;
 mod metrics;
@@ -66,6 +67,8 @@ pub struct Args {
     pub write_shipped: bool,
     /// With `cross`: write every question's evidence features here (JSON lines).
     pub dump_rows: Option<PathBuf>,
+    /// The reader model (`--reader`).
+    pub reader: Option<PathBuf>,
     /// Follow-up pairs to score on the same corpus.
     pub followups: Option<PathBuf>,
     /// With `cross`: choose the adaptation's knobs on the dev halves instead.
@@ -213,6 +216,10 @@ struct Cli {
     /// (repeatable).
     #[arg(long, value_name = "DIR", help_heading = MODELS)]
     reference_teacher: Vec<PathBuf>,
+    /// Read each question with its candidate quotes through this reader model (a `.ona`
+    /// file; an experiment, not shipped): it picks the quote and is a decline feature.
+    #[arg(long, value_name = "FILE", help_heading = MODELS)]
+    reader: Option<PathBuf>,
 
     /// Adapt the query model to each corpus's own text at build time (headings and first
     /// sentences as pseudo-queries).
@@ -348,6 +355,7 @@ impl Cli {
             check_only: self.check,
             model,
             reference_teachers: self.reference_teacher,
+            reader: self.reader,
             answer,
             cross: self.cross,
             write_shipped: self.write_shipped,
@@ -366,6 +374,13 @@ impl Cli {
 
 fn run() -> Result<ExitCode> {
     let args = Cli::parse().into_args();
+    if let Some(path) = &args.reader {
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("cannot read the reader model {}", path.display()))?;
+        let reader = onrecord_core::ReaderModel::from_bytes(&bytes)
+            .with_context(|| format!("cannot use the reader model {}", path.display()))?;
+        engine::use_reader(reader);
+    }
     if let Some(registry) = &args.cross {
         return cross(&args, registry);
     }

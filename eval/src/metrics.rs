@@ -5,10 +5,11 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use onrecord_core::{
-    AnswerConfig, Confidence, Index, Mode, QueryModel, ask, ask_kind, is_stopword, tokens,
+    AnswerConfig, Confidence, Index, Mode, QueryModel, ask_kind, is_stopword, tokens,
 };
 use serde::Serialize;
 
+use crate::engine::ask;
 use crate::questions::{Kind, Question, normalize};
 // One question's outcome is defined beside what the visitor sees of it (visitor.rs).
 use crate::visitor;

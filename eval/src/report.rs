@@ -6,12 +6,13 @@ use std::fmt::Write as _;
 use anyhow::Result;
 use build_index::{Build, EmbedOptions, Embedder, Options, build, build_with, note_hint};
 use onrecord_core::{
-    AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, ask, assess, query_terms,
+    AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, query_terms,
     reciprocal_rank, retrieve_with, search, search_vectors,
 };
 use serde_json::{Value, json};
 
 use crate::Args;
+use crate::engine::{ask, assess};
 use crate::followups::{self, Pair};
 use crate::metrics::{self, DEPTH, Retrieval};
 use crate::questions::{Kind, Question, Split, select};

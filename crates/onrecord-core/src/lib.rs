@@ -68,7 +68,8 @@ pub use crate::answer::{
     Answer, AnswerConfig, AskKind, Assessment, Citation, Completeness, Confidence, Correction,
     Decline, DeclineModel, FEATURE_NAMES, Features, FollowUp, MAX_CONTEXT_FRAGMENTS,
     MAX_CONTEXT_QUESTION, MAX_PER_PAGE, MAX_RESULTS, Mode, N_FEATURES, Quote, Reply, Scope, Search,
-    Section, SectionHit, Turn, TurnContext, ask, ask_kind, ask_turn, ask_turn_in, assess, decide,
+    Section, SectionHit, Turn, TurnContext, ask, ask_kind, ask_turn, ask_turn_in, ask_with, assess,
+    assess_with, decide,
     explore, resolve, search as search_sections, search_in as search_sections_in, section_url,
 };
 pub use crate::bm25::{Hit, IndexBuilder, QueryTerm, query_terms, search};

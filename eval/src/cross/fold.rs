@@ -8,12 +8,13 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use build_index::{Embedder, Options, build_with};
 use onrecord_core::{
-    AnswerConfig, FEATURE_NAMES, Index, QueryModel, ShardSizes, ShardedIndex, assess,
+    AnswerConfig, FEATURE_NAMES, Index, QueryModel, ShardSizes, ShardedIndex,
 };
 use serde_json::{Value, json};
 
 use super::knobs::{Chosen, rows};
 use super::{Corpus, Entry};
+use crate::engine::assess;
 use crate::fit::{Floors, floors_accuracy};
 use crate::metrics::{self, Answering, Retrieval, is_relevant};
 use crate::questions::{self, Kind, Question, Split, select};

@@ -3,7 +3,9 @@
 //! decline models (with and without vectors) fit on the pooled dev rows, and the hand-set
 //! floors they replaced chosen on the same rows for comparison.
 
-use onrecord_core::{AnswerConfig, Assessment, Fusion, QueryModel, assess, retrieve_fused};
+use onrecord_core::{AnswerConfig, Assessment, Fusion, QueryModel, retrieve_fused};
+
+use crate::engine::assess;
 
 use super::{Corpus, in_fit};
 use crate::fit::{self, Floors, Row};

@@ -5,7 +5,7 @@
 use crate::fusion::Fusion;
 
 /// How many evidence features the decline model weighs.
-pub const N_FEATURES: usize = 10;
+pub const N_FEATURES: usize = 11;
 
 /// The evidence features, by position in [`Features::values`]; names for reports (the decline
 /// reasons in `answer/mod.rs` refer to them by position: keep both in step).
@@ -20,6 +20,7 @@ pub const FEATURE_NAMES: [&str; N_FEATURES] = [
     "asks_quantity",
     "quantity_shown",
     "bigram_share",
+    "reader",
 ];
 
 /// What the evidence for one question looks like, each value a number from 0 to about 1.

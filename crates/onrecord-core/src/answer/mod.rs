@@ -28,6 +28,7 @@ use crate::format::{Fragment, Index, RoutingHint};
 use crate::question::{Question, QuestionError};
 use crate::text::tokens;
 use crate::vector::QueryModel;
+use crate::reader_model::ReaderModel;
 
 pub use self::config::{AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FEATURES};
 pub use self::evidence::Assessment;
@@ -243,7 +244,24 @@ pub fn ask(
     decide(
         within_caps(
             index,
-            evidence::assess(index, model, &Question::read(question), config, None),
+            evidence::assess(index, model, None, &Question::read(question), config, None),
+        ),
+        config,
+    )
+}
+
+/// [`ask`] with a reader model that reads the question and each candidate quote together.
+pub fn ask_with(
+    index: &Index,
+    model: Option<&QueryModel>,
+    reader: Option<&ReaderModel>,
+    question: &str,
+    config: &AnswerConfig,
+) -> Answer {
+    decide(
+        within_caps(
+            index,
+            evidence::assess(index, model, reader, &Question::read(question), config, None),
         ),
         config,
     )
@@ -308,7 +326,7 @@ pub fn ask_turn_in(
     let answer_in = |question: &Question, scope: Option<&Scope>| {
         let assessment = within_caps(
             index,
-            evidence::assess(index, model, question, config, scope),
+            evidence::assess(index, model, None, question, config, scope),
         );
         let mut used: Vec<u32> = Vec::new();
         let ids = assessment.quotes.iter().map(|q| q.fragment);
@@ -388,7 +406,18 @@ pub fn assess(
     question: &str,
     config: &AnswerConfig,
 ) -> Assessment {
-    evidence::assess(index, model, &Question::read(question), config, None)
+    evidence::assess(index, model, None, &Question::read(question), config, None)
+}
+
+/// [`assess`] with a reader model (see [`ask_with`]).
+pub fn assess_with(
+    index: &Index,
+    model: Option<&QueryModel>,
+    reader: Option<&ReaderModel>,
+    question: &str,
+    config: &AnswerConfig,
+) -> Assessment {
+    evidence::assess(index, model, reader, &Question::read(question), config, None)
 }
 
 /// Decides on the evidence: quote with a confidence label, or decline with the reason that
@@ -559,7 +588,8 @@ fn reason(
         // asks_quantity, quantity_shown: a number was asked for and none is quoted
         7 | 8 if no_amount => Decline::NoAmount,
         // in_quote, key_support, quantity_shown, bigram_share: the sentence falls short
-        2 | 3 | 8 | 9 => Decline::Unsupported {
+        // or the reader model finds it does not answer
+        2 | 3 | 8 | 9 | 10 => Decline::Unsupported {
             coverage: features.values[IN_QUOTE],
         },
         _ if terms.is_empty() => Decline::NoContentWords,
@@ -734,5 +764,6 @@ mod tests {
         assert_eq!(at(7), "asks_quantity");
         assert_eq!(at(8), "quantity_shown");
         assert_eq!(at(9), "bigram_share");
+        assert_eq!(at(10), "reader");
     }
 }

@@ -20,6 +20,7 @@ pub(crate) const HYBRID: DeclineModel = DeclineModel {
         -0.89434606,  // asks_quantity
         0.41134602,   // quantity_shown
         1.6855141,    // bigram_share
+        0.0,          // reader
     ],
     threshold: 0.515,
     high: 0.79999995,
@@ -35,6 +36,7 @@ pub(crate) const HYBRID: DeclineModel = DeclineModel {
         0.23076923,  // asks_quantity
         0.14529915,  // quantity_shown
         0.3346964,   // bigram_share
+        0.0,         // reader
     ],
 };
 
@@ -52,6 +54,7 @@ pub(crate) const LEXICAL: DeclineModel = DeclineModel {
         -0.75217,   // asks_quantity
         0.44697806, // quantity_shown
         1.6286222,  // bigram_share
+        0.0,        // reader
     ],
     threshold: 0.615,
     high: 0.775,
@@ -67,6 +70,7 @@ pub(crate) const LEXICAL: DeclineModel = DeclineModel {
         0.23333333,  // asks_quantity
         0.15,        // quantity_shown
         0.32675952,  // bigram_share
+        0.0,         // reader
     ],
 };
 
