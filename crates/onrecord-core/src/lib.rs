@@ -53,6 +53,7 @@ mod lang;
 mod page;
 mod plain;
 mod question;
+mod reader_model;
 mod retrieve;
 mod scope;
 mod sentence;
@@ -88,6 +89,11 @@ pub use crate::plain::{
     LightReader, MAX_FILE_BYTES, MAX_FILES, PlainError, PlainFile, index_documents, slug,
 };
 pub use crate::question::{MAX_QUESTION_CHARS, Question, QuestionError, check_question};
+pub use crate::reader_model::{
+    MAX_PAIR_TOKENS, MAX_QUESTION_TOKENS, READER_VERSION, ReaderConfig, ReaderModel,
+    ReaderModelError, ReaderTensor, ReaderWeights, ReaderWeightsError, STORED_POSITIONS,
+    encode_reader_model, prune_reader_model,
+};
 pub use crate::retrieve::{
     Method, SHIPPED, asks_by_meaning, model_fits, reciprocal_rank, retrieve, retrieve_fused,
     retrieve_with,
