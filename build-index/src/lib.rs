@@ -20,6 +20,8 @@ mod pages;
 mod privacy;
 mod progress;
 mod random;
+#[cfg(feature = "experiments")]
+mod reader_pack;
 mod report;
 mod scale;
 mod selection;
@@ -47,6 +49,10 @@ pub use crate::pages::{ParsedPage, page_text, parse_page};
 pub use crate::privacy::note_hint;
 pub use crate::progress::{Progress, Silent, Stage};
 pub use crate::random::SplitMix;
+#[cfg(feature = "experiments")]
+pub use crate::reader_pack::{
+    PackOptions, pack_reader, pack_reader_with, read_vocab, reader_weights,
+};
 pub use crate::report::{MAX_SAME_WARNINGS, Report};
 pub use crate::scale::{BENCH_QUESTIONS, replicated_index};
 pub use crate::selection::{Input, corpus_input};

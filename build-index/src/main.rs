@@ -79,13 +79,82 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
+    // A subcommand in front of the corpus argument, read before clap sees it: as a clap
+    // subcommand it would make the corpus optional for every existing call.
+    #[cfg(feature = "experiments")]
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == "pack-reader")
+    {
+        let args = PackReaderArgs::parse_from(std::env::args_os().skip(1));
+        return report(pack_reader(args));
+    }
+    report(run(Args::parse()))
+}
+
+fn report(result: Result<()>) -> ExitCode {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Packs a trained reader (a cross-encoder's model.safetensors with Hugging Face BERT names and
+/// head.weight / head.bias, and its vocab.txt or tokenizer.json) into a reader model file (.ona).
+#[cfg(feature = "experiments")]
+#[derive(Parser)]
+#[command(name = "build-index pack-reader", bin_name = "build-index pack-reader")]
+struct PackReaderArgs {
+    /// The trainer's model.safetensors.
+    #[arg(long, value_name = "FILE")]
+    safetensors: PathBuf,
+    /// The vocabulary: vocab.txt (one token a line, in id order) or a tokenizer.json.
+    #[arg(long, value_name = "FILE")]
+    vocab: PathBuf,
+    /// The reader model file to write.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Attention heads (the weights' shapes do not say).
+    #[arg(long, default_value_t = build_index::PackOptions::BERT_TINY.heads)]
+    heads: usize,
+    /// LayerNorm epsilon (config.json's layer_norm_eps).
+    #[arg(long, default_value_t = build_index::PackOptions::BERT_TINY.layer_norm_eps)]
+    layer_norm_eps: f32,
+}
+
+#[cfg(feature = "experiments")]
+fn pack_reader(args: PackReaderArgs) -> Result<()> {
+    let read = |path: &PathBuf| {
+        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+    };
+    let vocab = build_index::read_vocab(&read(&args.vocab)?)
+        .with_context(|| format!("vocabulary {}", args.vocab.display()))?;
+    let options = build_index::PackOptions {
+        heads: args.heads,
+        layer_norm_eps: args.layer_norm_eps,
+    };
+    let bytes = build_index::pack_reader_with(&read(&args.safetensors)?, &vocab, options)
+        .with_context(|| format!("{}", args.safetensors.display()))?;
+    let (dir, name) = match (args.out.parent(), args.out.file_name()) {
+        (Some(dir), Some(name)) => (dir, name.to_string_lossy()),
+        _ => bail!("--out {} names no file", args.out.display()),
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        std::path::Path::new(".")
+    } else {
+        dir
+    };
+    let written = write_atomically(dir, &name, &bytes)?;
+    println!(
+        "wrote {} ({} bytes, {} vocabulary entries)",
+        written.display(),
+        bytes.len(),
+        vocab.len()
+    );
+    Ok(())
 }
 
 fn run(args: Args) -> Result<()> {
