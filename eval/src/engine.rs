@@ -1,16 +1,47 @@
 //! The answerer as the harness runs it: the core's `ask` and `assess`, with the reader model
 //! that `--reader` names (an experiment, not shipped) when one is given.
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
-use onrecord_core::{AnswerConfig, Answer, Assessment, Index, QueryModel, ReaderModel};
+use onrecord_core::{Answer, AnswerConfig, Assessment, Index, QueryModel, ReaderModel, ScorePairs};
 
 /// The reader model of this run, set once from `--reader` before any question is asked.
-static READER: OnceLock<ReaderModel> = OnceLock::new();
+static READER: OnceLock<Cached> = OnceLock::new();
+
+/// The reader with its scores remembered: the knob search asks the same question of the same
+/// passages many times over.
+struct Cached {
+    model: ReaderModel,
+    scores: Mutex<HashMap<(String, String), f32>>,
+}
+
+impl ScorePairs for Cached {
+    fn score_pairs(&self, question: &str, passages: &[&str]) -> Vec<f32> {
+        let Ok(mut scores) = self.scores.lock() else {
+            return self.model.score(question, passages);
+        };
+        passages
+            .iter()
+            .map(|p| {
+                *scores
+                    .entry((question.to_owned(), (*p).to_owned()))
+                    .or_insert_with(|| self.model.score(question, &[p])[0])
+            })
+            .collect()
+    }
+}
 
 /// Uses `reader` for every question of this run. Only the first call counts.
 pub fn use_reader(reader: ReaderModel) {
-    let _ = READER.set(reader);
+    let _ = READER.set(Cached {
+        model: reader,
+        scores: Mutex::new(HashMap::new()),
+    });
+}
+
+fn reader() -> Option<&'static dyn ScorePairs> {
+    READER.get().map(|r| r as &dyn ScorePairs)
 }
 
 pub fn assess(
@@ -19,9 +50,14 @@ pub fn assess(
     question: &str,
     config: &AnswerConfig,
 ) -> Assessment {
-    onrecord_core::assess_with(index, model, READER.get(), question, config)
+    onrecord_core::assess_with(index, model, reader(), question, config)
 }
 
-pub fn ask(index: &Index, model: Option<&QueryModel>, question: &str, config: &AnswerConfig) -> Answer {
-    onrecord_core::ask_with(index, model, READER.get(), question, config)
+pub fn ask(
+    index: &Index,
+    model: Option<&QueryModel>,
+    question: &str,
+    config: &AnswerConfig,
+) -> Answer {
+    onrecord_core::ask_with(index, model, reader(), question, config)
 }

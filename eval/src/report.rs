@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use anyhow::Result;
 use build_index::{Build, EmbedOptions, Embedder, Options, build, build_with, note_hint};
 use onrecord_core::{
-    AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, query_terms,
-    reciprocal_rank, retrieve_with, search, search_vectors,
+    AnswerConfig, Index, Method, Mode, QueryModel, SHIPPED, query_terms, reciprocal_rank,
+    retrieve_with, search, search_vectors,
 };
 use serde_json::{Value, json};
 

@@ -70,8 +70,8 @@ pub use crate::answer::{
     Decline, DeclineModel, FEATURE_NAMES, Features, FollowUp, MAX_CONTEXT_FRAGMENTS,
     MAX_CONTEXT_QUESTION, MAX_PER_PAGE, MAX_RESULTS, Mode, N_FEATURES, Quote, Reply, Scope, Search,
     Section, SectionHit, Turn, TurnContext, ask, ask_kind, ask_turn, ask_turn_in, ask_with, assess,
-    assess_with, decide,
-    explore, resolve, search as search_sections, search_in as search_sections_in, section_url,
+    assess_with, decide, explore, resolve, search as search_sections,
+    search_in as search_sections_in, section_url,
 };
 pub use crate::bm25::{Hit, IndexBuilder, QueryTerm, query_terms, search};
 pub use crate::chunk::{
@@ -92,7 +92,7 @@ pub use crate::question::{MAX_QUESTION_CHARS, Question, QuestionError, check_que
 pub use crate::reader_model::{
     MAX_PAIR_TOKENS, MAX_QUESTION_TOKENS, READER_VERSION, ReaderConfig, ReaderModel,
     ReaderModelError, ReaderTensor, ReaderWeights, ReaderWeightsError, STORED_POSITIONS,
-    encode_reader_model, prune_reader_model,
+    ScorePairs, encode_reader_model, prune_reader_model,
 };
 pub use crate::retrieve::{
     Method, SHIPPED, asks_by_meaning, model_fits, reciprocal_rank, retrieve, retrieve_fused,

@@ -122,7 +122,7 @@ fn tiny() -> ReaderModel {
 #[test]
 fn golden_file_of_this_version_matches() {
     let path = format!(
-        "{}/tests/golden/reader-model-v{READER_VERSION}.ona",
+        "{}/tests/data/reader-model-v{READER_VERSION}.ona",
         env!("CARGO_MANIFEST_DIR")
     );
     if std::env::var_os("UPDATE_GOLDEN").is_some() {

@@ -7,9 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use build_index::{Embedder, Options, build_with};
-use onrecord_core::{
-    AnswerConfig, FEATURE_NAMES, Index, QueryModel, ShardSizes, ShardedIndex,
-};
+use onrecord_core::{AnswerConfig, FEATURE_NAMES, Index, QueryModel, ShardSizes, ShardedIndex};
 use serde_json::{Value, json};
 
 use super::knobs::{Chosen, rows};

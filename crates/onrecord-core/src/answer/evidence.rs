@@ -3,7 +3,7 @@
 
 use super::config::{AnswerConfig, Features};
 use super::kind::{AskKind, ask_kind, gives_value_in_words, topic_subject};
-use super::quote::{Pick, Preference, Wanted, only_version_notes, pick, pick_at, union, weight};
+use super::quote::{Pick, Preference, Wanted, only_version_notes, pick, union, weight};
 use super::results::{self, Correction, SectionHit};
 use super::{Decline, Quote, Section, citation};
 use crate::bm25::{Hit, QueryTerm, best_first, insert_sorted, query_terms};
@@ -12,7 +12,7 @@ use crate::format::{Fragment, Index, RoutingHint};
 use crate::lang::{self, List};
 use crate::page::asks_about_changes;
 use crate::question::Question;
-use crate::reader_model::ReaderModel;
+use crate::reader_model::ScorePairs;
 use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
 use crate::scope::Scope;
 use crate::text::{Analyzer, Lang, foreign_language, is_stopword, tokens};
@@ -87,10 +87,6 @@ struct Candidate<'a> {
     frag: u32,
     fragment: &'a Fragment,
     pick: Pick,
-    /// Whether the fragment opens its section, and its headings hold the question's written
-    /// names whole (what [`pick`] was told).
-    opening: bool,
-    names_whole: bool,
     /// The reader model's score of the quote, when one read it.
     read: Option<f32>,
 }
@@ -126,7 +122,7 @@ struct Reading<'a> {
 pub(super) fn assess(
     index: &Index,
     model: Option<&QueryModel>,
-    reader: Option<&ReaderModel>,
+    reader: Option<&dyn ScorePairs>,
     asked: &Question,
     config: &AnswerConfig,
     scope: Option<&Scope>,
@@ -194,8 +190,7 @@ pub(super) fn assess(
     let hits = reading.rank(&reading.terms);
     let mut found = reading.gather(&hits);
     res.ranked = std::mem::take(&mut found.ranked);
-    let read = reader.and_then(|r| reading.read(r, &mut found.candidates));
-    let Some(primary) = read.or_else(|| reading.primary(&found.candidates)) else {
+    let Some(primary) = reading.primary(&found.candidates) else {
         res.hard_decline = Some(Decline::BelowFloor {
             coverage: 0.0,
             meaning: None,
@@ -210,6 +205,15 @@ pub(super) fn assess(
     } else {
         vec![primary]
     };
+    // The reader model's score of the first quote as chosen, a decline feature.
+    if let Some((r, c)) = reader.zip(chosen.first().and_then(|&i| found.candidates.get_mut(i))) {
+        let passage = c
+            .fragment
+            .text
+            .get(c.pick.start as usize..c.pick.end as usize)
+            .unwrap_or("");
+        c.read = r.score_pairs(question.text(), &[passage]).first().copied();
+    }
     let picked: Vec<&Candidate> = chosen
         .iter()
         .filter_map(|&i| found.candidates.get(i))
@@ -349,7 +353,11 @@ impl<'a> Reading<'a> {
         // are quoted only for questions about versions or changes (and stay among related
         // sections); so are the version notes inside a page (`quote::pick`).
         let changes = asks_about_changes(self.question);
-        let prefer = self.preference();
+        let prefer = Preference {
+            kind,
+            shape_weight: config.shape_weight,
+            changes,
+        };
         // Decision records (the decisions collection) likewise, for questions that ask no
         // "why".
         let why = kind == AskKind::Reason || asks_about_decisions(self.question);
@@ -378,8 +386,6 @@ impl<'a> Reading<'a> {
                         frag: hit.fragment,
                         fragment,
                         pick: pick(index, fragment, terms, prefer, false, false),
-                        opening: false,
-                        names_whole: false,
                         read: None,
                     });
                 }
@@ -409,89 +415,11 @@ impl<'a> Reading<'a> {
                     frag: hit.fragment,
                     fragment,
                     pick,
-                    opening,
-                    names_whole,
                     read: None,
                 });
             }
         }
         found
-    }
-
-    /// What the quote picker weighs besides the question's words.
-    fn preference(&self) -> Preference {
-        Preference {
-            kind: self.kind,
-            shape_weight: self.config.shape_weight,
-            changes: asks_about_changes(self.question),
-        }
-    }
-
-    /// Whether candidate `i` may be quoted first (see [`Reading::primary`]).
-    fn may_lead(&self, i: usize, c: &Candidate) -> bool {
-        i < ANSWER_CANDIDATES || c.pick.entry || self.kind == AskKind::Definition && c.pick.shaped
-    }
-
-    /// With a reader model: each candidate that may be quoted first has its quote rebuilt
-    /// around the sentence the model scores highest among its best few and the one after the
-    /// best (which carries the answer when the best only restates the question); the
-    /// candidate whose quote scores highest is quoted first.
-    fn read(&self, reader: &ReaderModel, candidates: &mut [Candidate]) -> Option<usize> {
-        let prefer = self.preference();
-        let text = self.question.text();
-        let mut primary: Option<(usize, f32)> = None;
-        for (i, c) in candidates.iter_mut().enumerate() {
-            if !self.may_lead(i, c) {
-                continue;
-            }
-            let n = c.fragment.sentences.len() as u32;
-            let mut options: Vec<u32> = vec![c.pick.best];
-            for &o in c.pick.runners_up.iter().chain([c.pick.best + 1].iter()) {
-                if o < n && !options.contains(&o) {
-                    options.push(o);
-                }
-            }
-            let picks: Vec<Pick> = options
-                .iter()
-                .map(|&o| {
-                    pick_at(
-                        self.index,
-                        c.fragment,
-                        &self.terms,
-                        prefer,
-                        c.opening,
-                        c.names_whole,
-                        Some(o as usize),
-                    )
-                })
-                .collect();
-            let passages: Vec<&str> = picks
-                .iter()
-                .map(|p| {
-                    c.fragment
-                        .text
-                        .get(p.start as usize..p.end as usize)
-                        .unwrap_or("")
-                })
-                .collect();
-            let scores = reader.score(text, &passages);
-            let Some((best, score)) = scores
-                .iter()
-                .copied()
-                .enumerate()
-                .reduce(|a, b| if b.1 > a.1 { b } else { a })
-            else {
-                continue;
-            };
-            if let Some(p) = picks.into_iter().nth(best) {
-                c.pick = p;
-            }
-            c.read = Some(score);
-            if primary.is_none_or(|(_, s)| score > s) {
-                primary = Some((i, score));
-            }
-        }
-        primary.map(|(i, _)| i)
     }
 
     /// The candidate to quote first. Among the first few fragments, the one whose quote carries
@@ -500,13 +428,12 @@ impl<'a> Reading<'a> {
     /// that names it), then the entry for what is asked, then the better-ranked one. The entry
     /// for what is asked competes from further down as well.
     fn primary(&self, candidates: &[Candidate]) -> Option<usize> {
+        let kind = self.kind;
         let key = |c: &Candidate| (self.share(&c.pick.local), c.pick.shaped, c.pick.entry);
         let mut primary: Option<usize> = None;
-        for (i, c) in candidates
-            .iter()
-            .enumerate()
-            .filter(|(i, c)| self.may_lead(*i, c))
-        {
+        for (i, c) in candidates.iter().enumerate().filter(|(i, c)| {
+            *i < ANSWER_CANDIDATES || c.pick.entry || kind == AskKind::Definition && c.pick.shaped
+        }) {
             if primary
                 .and_then(|p| candidates.get(p))
                 .is_none_or(|b| key(c) > key(b))

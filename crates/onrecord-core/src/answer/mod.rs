@@ -26,9 +26,9 @@ use crate::bm25::QueryTerm;
 use crate::collection::Collection;
 use crate::format::{Fragment, Index, RoutingHint};
 use crate::question::{Question, QuestionError};
+use crate::reader_model::ScorePairs;
 use crate::text::tokens;
 use crate::vector::QueryModel;
-use crate::reader_model::ReaderModel;
 
 pub use self::config::{AnswerConfig, DeclineModel, FEATURE_NAMES, Features, N_FEATURES};
 pub use self::evidence::Assessment;
@@ -254,14 +254,21 @@ pub fn ask(
 pub fn ask_with(
     index: &Index,
     model: Option<&QueryModel>,
-    reader: Option<&ReaderModel>,
+    reader: Option<&dyn ScorePairs>,
     question: &str,
     config: &AnswerConfig,
 ) -> Answer {
     decide(
         within_caps(
             index,
-            evidence::assess(index, model, reader, &Question::read(question), config, None),
+            evidence::assess(
+                index,
+                model,
+                reader,
+                &Question::read(question),
+                config,
+                None,
+            ),
         ),
         config,
     )
@@ -413,11 +420,18 @@ pub fn assess(
 pub fn assess_with(
     index: &Index,
     model: Option<&QueryModel>,
-    reader: Option<&ReaderModel>,
+    reader: Option<&dyn ScorePairs>,
     question: &str,
     config: &AnswerConfig,
 ) -> Assessment {
-    evidence::assess(index, model, reader, &Question::read(question), config, None)
+    evidence::assess(
+        index,
+        model,
+        reader,
+        &Question::read(question),
+        config,
+        None,
+    )
 }
 
 /// Decides on the evidence: quote with a confidence label, or decline with the reason that

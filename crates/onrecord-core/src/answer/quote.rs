@@ -34,15 +34,7 @@ pub(crate) struct Pick {
     /// The chosen sentence has the shape of the answer asked for; for a definition, it says
     /// what one of the question's words is ("A repository is a directory …").
     pub(crate) shaped: bool,
-    /// The sentence the quote is built around.
-    pub(crate) best: u32,
-    /// The next best sentences that carry some of the question, best first: what a reader
-    /// model may prefer (at most [`RUNNERS_UP`]).
-    pub(crate) runners_up: Vec<u32>,
 }
-
-/// How many sentences besides the best one a fragment offers a reader model.
-pub(crate) const RUNNERS_UP: usize = 3;
 
 /// What the quote picker weighs besides the question's words.
 #[derive(Debug, Clone, Copy)]
@@ -132,20 +124,6 @@ pub(crate) fn pick(
     opening: bool,
     names_whole: bool,
 ) -> Pick {
-    pick_at(index, fragment, terms, prefer, opening, names_whole, None)
-}
-
-/// [`pick`], built around sentence `at` when given (a reader model's choice) rather than the
-/// one that carries most of the question; the neighbours join it by the same rules.
-pub(crate) fn pick_at(
-    index: &Index,
-    fragment: &Fragment,
-    terms: &[QueryTerm],
-    prefer: Preference,
-    opening: bool,
-    names_whole: bool,
-    at: Option<usize>,
-) -> Pick {
     let doc = index.doc_of(fragment);
     let lang = doc.map_or(index.default_lang, |d| d.lang);
     let wanted = Wanted::new(index, lang, terms);
@@ -199,8 +177,6 @@ pub(crate) fn pick_at(
     let entry = opening && names_whole && terms.iter().zip(&context).all(|(t, &c)| c || t.framing);
     let mut best = 0;
     let mut best_score = 0.0;
-    // (sentence, score) of those that carry some of the question, best first.
-    let mut scored: Vec<(usize, f32)> = Vec::new();
     for (i, covered) in per_sentence.iter().enumerate() {
         // A header row is context for its rows, not an answer of its own.
         // A blank unit quotes "" (an index built in memory is not validated).
@@ -224,24 +200,7 @@ pub(crate) fn pick_at(
             best_score = w + bonus;
             best = i;
         }
-        if w > 0.0 {
-            let at = scored
-                .iter()
-                .position(|&(_, s)| s < w + bonus)
-                .unwrap_or(scored.len());
-            if at <= RUNNERS_UP {
-                scored.insert(at, (i, w + bonus));
-                scored.truncate(RUNNERS_UP + 1);
-            }
-        }
     }
-    let runners_up: Vec<u32> = scored
-        .iter()
-        .filter(|&&(i, _)| i != best)
-        .take(RUNNERS_UP)
-        .map(|&(i, _)| i as u32)
-        .collect();
-    let best = at.filter(|&i| i < n_units).unwrap_or(best);
     let none = vec![false; terms.len()];
     let own = per_sentence
         .get(best)
@@ -327,8 +286,6 @@ pub(crate) fn pick_at(
         header: header.and_then(|h| fragment.sentences.get(h).copied()),
         entry,
         shaped,
-        best: best as u32,
-        runners_up,
     }
 }
 

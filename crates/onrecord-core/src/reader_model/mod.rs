@@ -232,3 +232,16 @@ impl fmt::Display for ReaderModelError {
 }
 
 impl std::error::Error for ReaderModelError {}
+
+/// What the evidence step asks of a reader: one score per passage for a question (logits,
+/// higher: answers better). The harness wraps the model in a cache behind this.
+pub trait ScorePairs {
+    /// One score per passage, in order.
+    fn score_pairs(&self, question: &str, passages: &[&str]) -> Vec<f32>;
+}
+
+impl ScorePairs for ReaderModel {
+    fn score_pairs(&self, question: &str, passages: &[&str]) -> Vec<f32> {
+        self.score(question, passages)
+    }
+}
