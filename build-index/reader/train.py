@@ -440,7 +440,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--lr", type=float, default=2e-4)
+    ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--wd", type=float, default=0.01)
     ap.add_argument("--warmup", type=float, default=0.06)
     ap.add_argument("--bs", type=int, default=8, help="groups per step")
