@@ -10,7 +10,8 @@
 #         READER_VENV=dir   use this existing venv instead of creating <work>/venv from requirements.txt
 #         TRAIN_ARGS="..."  extra arguments for train.py (e.g. "--budget-min 40 --epochs 3")
 # Runtime on this 2-core machine (shared with other jobs): debs ~1 min, venv ~3 min (first time),
-#         pairs.py ~3-4 min, train.py ~25 min (2 threads). See README.md.
+#         pairs.py ~3-4 min, train.py 9-13 min on a quiet machine, ~25 min when the machine is
+#         busy (2 threads). End to end: 11 min quiet, 29 min busy. See README.md.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
