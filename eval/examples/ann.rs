@@ -26,6 +26,9 @@
 #![allow(unreachable_pub)]
 
 #[allow(dead_code)]
+#[path = "../src/engine.rs"]
+mod engine;
+#[allow(dead_code)]
 #[path = "../src/metrics.rs"]
 mod metrics;
 #[allow(dead_code)]
