@@ -17,16 +17,16 @@ struct Cached {
 }
 
 impl ScorePairs for Cached {
-    fn score_pairs(&self, question: &str, passages: &[&str]) -> Vec<f32> {
+    fn answers(&self, question: &str, passages: &[&str]) -> Vec<f32> {
         let Ok(mut scores) = self.scores.lock() else {
-            return self.model.score(question, passages);
+            return self.model.answers(question, passages);
         };
         passages
             .iter()
             .map(|p| {
                 *scores
                     .entry((question.to_owned(), (*p).to_owned()))
-                    .or_insert_with(|| self.model.score(question, &[p])[0])
+                    .or_insert_with(|| self.model.answers(question, &[p])[0])
             })
             .collect()
     }

@@ -87,7 +87,7 @@ struct Candidate<'a> {
     frag: u32,
     fragment: &'a Fragment,
     pick: Pick,
-    /// The reader model's score of the quote, when one read it.
+    /// The reader model's probability that the quote answers, when one read it.
     read: Option<f32>,
 }
 
@@ -212,7 +212,7 @@ pub(super) fn assess(
             .text
             .get(c.pick.start as usize..c.pick.end as usize)
             .unwrap_or("");
-        c.read = r.score_pairs(question.text(), &[passage]).first().copied();
+        c.read = r.answers(question.text(), &[passage]).first().copied();
     }
     let picked: Vec<&Candidate> = chosen
         .iter()
@@ -564,10 +564,7 @@ impl<'a> Reading<'a> {
                 f32::from(u8::from(quantity_shown)),
                 bigram_share,
                 // The reader model's probability that the first quote answers (0 without one).
-                picked
-                    .first()
-                    .and_then(|c| c.read)
-                    .map_or(0.0, |r| 1.0 / (1.0 + (-r).exp())),
+                picked.first().and_then(|c| c.read).unwrap_or(0.0),
             ],
         };
         res.coverage = coverage;

@@ -233,15 +233,19 @@ impl fmt::Display for ReaderModelError {
 
 impl std::error::Error for ReaderModelError {}
 
-/// What the evidence step asks of a reader: one score per passage for a question (logits,
-/// higher: answers better). The harness wraps the model in a cache behind this.
+/// What the evidence step asks of a reader: for a question, the probability that each passage
+/// answers it. (A probability rather than the model's logit, so that the engine, which runs
+/// without a reader in the widget, carries no exponential.)
 pub trait ScorePairs {
-    /// One score per passage, in order.
-    fn score_pairs(&self, question: &str, passages: &[&str]) -> Vec<f32>;
+    /// One probability per passage, in order.
+    fn answers(&self, question: &str, passages: &[&str]) -> Vec<f32>;
 }
 
 impl ScorePairs for ReaderModel {
-    fn score_pairs(&self, question: &str, passages: &[&str]) -> Vec<f32> {
+    fn answers(&self, question: &str, passages: &[&str]) -> Vec<f32> {
         self.score(question, passages)
+            .into_iter()
+            .map(|logit| 1.0 / (1.0 + (-logit).exp()))
+            .collect()
     }
 }
