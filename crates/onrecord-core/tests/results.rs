@@ -236,3 +236,48 @@ fn a_typo_gets_results_for_the_site_word_and_the_decision_as_typed() {
     let without = ask(&index, None, "compresion", &AnswerConfig::DEFAULT);
     assert!(without.results.is_empty() && without.corrections.is_empty());
 }
+
+/// Release notes match almost any question and answer almost none: the answerer sets them
+/// aside, and the results list them after the pages it would quote, even where they rank
+/// higher.
+#[test]
+fn set_aside_pages_are_listed_after_the_quotable_ones() {
+    let notes = SourceDoc {
+        sections: vec![SourceSection {
+            heading_path: vec!["Version 2.4.0".into()],
+            anchor: "version-2-4-0".into(),
+            blocks: (0..30)
+                .map(|i| Block {
+                    kind: onrecord_core::BlockKind::ListItem,
+                    text: format!("Compression of cached responses fixed for gzip ({i})."),
+                })
+                .collect(),
+        }],
+        ..page("changes.md", "Changes", vec![])
+    };
+    let guide = page(
+        "cache.md",
+        "Cache",
+        vec![section(
+            "Storage",
+            "Cached responses are kept on disk for an hour.",
+        )],
+    );
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+    for doc in [&notes, &guide] {
+        let kind = onrecord_core::page_kind(doc);
+        builder.add_page(doc, &onrecord_core::chunk(doc, 800), kind);
+    }
+    let index = Index::from_bytes(&builder.finish().to_bytes([3; 32]).unwrap()).unwrap();
+    let mut declines = AnswerConfig::DEFAULT;
+    declines.lexical.threshold = 1.1;
+    let answer = ask(&index, None, "compression of cached responses", &declines);
+    let urls: Vec<&str> = answer
+        .results
+        .iter()
+        .map(|r| r.citation.url.as_str())
+        .collect();
+    let at = |prefix: &str| urls.iter().position(|u| u.starts_with(prefix));
+    assert!(at("/changes/").is_some(), "{urls:?}");
+    assert!(at("/cache/") < at("/changes/"), "{urls:?}");
+}

@@ -224,7 +224,18 @@ pub(super) fn assess(
         .map(|c| quote(index, c.frag, c.fragment, &c.pick, &reading.terms))
         .collect();
     res.related = related(index, &found, &picked, &res.quotes);
-    let ranked: Vec<u32> = hits.iter().map(|h| h.fragment).collect();
+    // The pages the answerer would quote first, then those it sets aside for this question
+    // (release notes, decision records, version notes), each in rank order.
+    let ranked: Vec<u32> = res
+        .ranked
+        .iter()
+        .copied()
+        .chain(
+            hits.iter()
+                .map(|h| h.fragment)
+                .filter(|f| !res.ranked.contains(f)),
+        )
+        .collect();
     // The would-be quotes stay listed: on a decline they are what was found (an answer drops them).
     res.results = if res.corrections.is_empty() {
         results::sections(index, &ranked, &reading.terms, &[], None)
