@@ -92,8 +92,9 @@ pub use crate::question::{MAX_QUESTION_CHARS, Question, QuestionError, check_que
 pub use crate::reader_model::{
     MAX_PAIR_TOKENS, MAX_QUESTION_TOKENS, READER_VERSION, ReaderConfig, ReaderModel,
     ReaderModelError, ReaderTensor, ReaderWeights, ReaderWeightsError, STORED_POSITIONS,
-    ScorePairs, encode_reader_model, prune_reader_model,
+    ScorePairs, encode_reader_model, gelu, prune_reader_model,
 };
+
 pub use crate::retrieve::{
     Method, SHIPPED, asks_by_meaning, model_fits, reciprocal_rank, retrieve, retrieve_fused,
     retrieve_with,

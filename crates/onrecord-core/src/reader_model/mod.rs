@@ -39,6 +39,7 @@ use crate::format::DecodeError;
 use crate::wordpiece::WordPiece;
 
 use self::format::{HEADER_LEN, ReaderFile};
+pub use self::forward::gelu;
 use self::forward::{Encoder, Layer, Linear, Scratch, WordRows, dot};
 pub use self::weights::{
     ReaderConfig, ReaderTensor, ReaderWeights, ReaderWeightsError, encode_reader_model,
