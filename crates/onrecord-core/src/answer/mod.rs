@@ -241,13 +241,7 @@ pub fn ask(
     question: &str,
     config: &AnswerConfig,
 ) -> Answer {
-    decide(
-        within_caps(
-            index,
-            evidence::assess(index, model, None, &Question::read(question), config, None),
-        ),
-        config,
-    )
+    ask_with(index, model, None, question, config)
 }
 
 /// [`ask`] with a reader model that reads the question and each candidate quote together.
@@ -413,7 +407,7 @@ pub fn assess(
     question: &str,
     config: &AnswerConfig,
 ) -> Assessment {
-    evidence::assess(index, model, None, &Question::read(question), config, None)
+    assess_with(index, model, None, question, config)
 }
 
 /// [`assess`] with a reader model (see [`ask_with`]).
