@@ -226,16 +226,12 @@ pub(super) fn assess(
     res.related = related(index, &found, &picked, &res.quotes);
     // The pages the answerer would quote first, then those it sets aside for this question
     // (release notes, decision records, version notes), each in rank order.
-    let ranked: Vec<u32> = res
-        .ranked
-        .iter()
-        .copied()
-        .chain(
-            hits.iter()
-                .map(|h| h.fragment)
-                .filter(|f| !res.ranked.contains(f)),
-        )
-        .collect();
+    let mut ranked = res.ranked.clone();
+    for h in &hits {
+        if !ranked.contains(&h.fragment) {
+            ranked.push(h.fragment);
+        }
+    }
     // The would-be quotes stay listed: on a decline they are what was found (an answer drops them).
     res.results = if res.corrections.is_empty() {
         results::sections(index, &ranked, &reading.terms, &[], None)
