@@ -243,7 +243,12 @@ test('under a decline, "Ask for a summary" asks the proxy about the sections lis
   assert.equal(asked[0].question, 'Does the warranty cover a stolen battery?');
   // What the model quoted is shown only as the page's own words.
   const pages = execFileSync('find', [root + 'corpus', '-name', '*.md'], { encoding: 'utf8' }).trim().split('\n');
-  const allText = pages.map((p) => readFileSync(p, 'utf8')).join(' ').replaceAll('**', '').replace(/\s+/g, ' ');
+  // The page's words as the reader keeps them: no emphasis marks, no list bullets.
+  const allText = pages
+    .map((p) => readFileSync(p, 'utf8').replace(/^\s*[-*+] /gm, ''))
+    .join(' ')
+    .replaceAll('**', '')
+    .replace(/\s+/g, ' ');
   for (const quote of await turn.locator('.onrecord-summary-quote').allTextContents()) {
     assert.ok(allText.includes(quote.replace(/\s+/g, ' ')), `not verbatim: ${quote}`);
   }
