@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::knobs::{Chosen, rows};
 use super::{Corpus, Entry};
-use crate::engine::assess;
+use crate::engine::{ask, assess};
 use crate::fit::{Floors, floors_accuracy};
 use crate::metrics::{self, Answering, Retrieval, is_relevant};
 use crate::questions::{self, Kind, Question, Split, select};
@@ -157,39 +157,57 @@ pub(super) fn answer_from_shards(corpora: &mut [Corpus]) {
     }
 }
 
-/// Writes every question's evidence (JSON lines, shipped knobs) to `path`, for looking at the
-/// features by hand.
+/// Writes every question's evidence and the shipped answer (JSON lines, shipped knobs) to
+/// `path`, for looking at by hand: the long, terse and typed sets (`set`), each with its split.
 pub(super) fn dump_rows(corpora: &[Corpus], path: &Path) -> Result<()> {
     let mut lines = String::new();
     for c in corpora {
-        for q in &c.questions {
-            let a = assess(
-                &c.built.index,
-                c.model.as_ref(),
-                &q.question,
-                &AnswerConfig::DEFAULT,
-            );
-            let grounded = q.answerable()
-                && a.quotes
-                    .iter()
-                    .any(|quote| is_relevant(&c.built.index, q, quote.fragment));
-            let features: serde_json::Map<String, Value> = FEATURE_NAMES
-                .iter()
-                .zip(a.features.values)
-                .map(|(n, v)| ((*n).to_owned(), json!(v)))
-                .collect();
-            lines.push_str(&serde_json::to_string(&json!({
-                "corpus": c.entry.name, "id": q.id, "type": q.kind.name(),
-                "dev": select(&c.questions, Split::Dev).iter().any(|d| d.id == q.id),
-                "question": q.question, "grounded": grounded,
-                "hard": a.hard_decline.is_some(), "features": features,
-                "quote": a.quotes.first().map(|q| q.text.chars().take(160).collect::<String>()),
-                "missing_on_page": a.missing_on_page, "terms": a.terms.iter().map(|t| (t.word.clone(), t.idf)).collect::<Vec<_>>(),
-            }))?);
-            lines.push('\n');
+        let sets = [
+            ("long", &c.questions),
+            ("terse", &c.terse),
+            ("typed", &c.typed),
+        ];
+        for (set, questions) in sets {
+            let dev = select(questions, Split::Dev);
+            for q in questions {
+                let row = dump_row(c, q, set, dev.iter().any(|d| d.id == q.id));
+                lines.push_str(&serde_json::to_string(&row)?);
+                lines.push('\n');
+            }
         }
     }
     std::fs::write(path, lines).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// One question's line of [`dump_rows`].
+fn dump_row(c: &Corpus, q: &Question, set: &str, dev: bool) -> Value {
+    let index = &c.built.index;
+    let model = c.model.as_ref();
+    let config = &AnswerConfig::DEFAULT;
+    let a = assess(index, model, &q.question, config);
+    let answer = ask(index, model, &q.question, config);
+    let grounded = q.answerable()
+        && a.quotes
+            .iter()
+            .any(|quote| is_relevant(index, q, quote.fragment));
+    let features: serde_json::Map<String, Value> = FEATURE_NAMES
+        .iter()
+        .zip(a.features.values)
+        .map(|(n, v)| ((*n).to_owned(), json!(v)))
+        .collect();
+    let quoted: Vec<&str> = a.quotes.iter().map(|quote| quote.text.as_str()).collect();
+    json!({
+        "corpus": c.entry.name, "set": set, "id": q.id, "type": q.kind.name(),
+        "asks": q.asks.map(|k| format!("{k:?}")), "read_as": a.kind.name(), "dev": dev,
+        "question": q.question, "grounded": grounded,
+        "quote_hit": q.answerable() && metrics::quote_holds_evidence(q, &quoted.join(" ")),
+        "answered": answer.decline.is_none(), "mode": format!("{:?}", answer.mode),
+        "hard": a.hard_decline.is_some(), "features": features,
+        "quotes": quoted,
+        "evidence": q.evidence.iter().map(|e| e.phrase.as_str()).collect::<Vec<_>>(),
+        "missing_on_page": a.missing_on_page,
+        "terms": a.terms.iter().map(|t| (t.word.clone(), t.idf)).collect::<Vec<_>>(),
+    })
 }
 
 /// Everything measured on one set of questions with one configuration.
