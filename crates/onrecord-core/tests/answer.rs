@@ -491,6 +491,120 @@ fn the_letter_after_an_apostrophe_is_not_marked_alone() {
 }
 
 #[test]
+fn a_title_that_restates_the_question_loses_to_the_sentence_under_it() {
+    let mut doc = page("sessions.md", "Sessions", "Sessions", "");
+    doc.sections[0].blocks = vec![
+        Block::paragraph("How to generate good secret keys"),
+        Block::paragraph(
+            "Use the following command to generate a secret key: python -c 'import secrets'.",
+        ),
+    ];
+    let index = index_of_pages(&[doc]);
+    let answer = ask(
+        &index,
+        None,
+        "generate a secret key",
+        &answering_everything(2.0),
+    );
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    assert!(
+        answer.quotes[0]
+            .text
+            .starts_with("Use the following command"),
+        "{answer:?}"
+    );
+}
+
+#[test]
+fn a_question_the_page_asks_itself_is_quoted_with_its_answer() {
+    let index = index_of_pages(&[page(
+        "uploads.md",
+        "Uploads",
+        "Improving uploads",
+        "But how do you limit the file size of an upload? Set MAX_CONTENT_LENGTH in the \
+         config to the largest number of bytes you accept.",
+    )]);
+    let answer = ask(
+        &index,
+        None,
+        "How do I limit the file size of an upload?",
+        &answering_everything(2.0),
+    );
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    assert!(
+        answer.quotes[0].text.ends_with("bytes you accept."),
+        "{answer:?}"
+    );
+}
+
+#[test]
+fn a_written_name_the_quoted_page_never_holds_is_declined_with_results() {
+    let docs = [
+        page(
+            "config.md",
+            "Configuration",
+            "Environment variables",
+            "Black reads its configuration from an environment variable or a config file. \
+             Set the XDG_CONFIG_HOME environment variable to move the user config file.",
+        ),
+        page(
+            "usage.md",
+            "Usage",
+            "Line length",
+            "The default line length is 88 characters.",
+        ),
+    ];
+    let index = index_of_pages(&docs);
+    let answer = ask(
+        &index,
+        None,
+        "Does the BLACK_CONFIG environment variable move the user config file?",
+        &AnswerConfig::DEFAULT,
+    );
+    assert_eq!(
+        answer.decline,
+        Some(Decline::Missing {
+            terms: vec!["BLACK_CONFIG".to_owned()]
+        }),
+        "{answer:?}"
+    );
+    assert!(answer.quotes.is_empty());
+    assert!(!answer.results.is_empty(), "{answer:?}");
+    // The name as the page writes it is answered.
+    let answer = ask(
+        &index,
+        None,
+        "XDG_CONFIG_HOME environment variable",
+        &AnswerConfig::DEFAULT,
+    );
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+}
+
+#[test]
+fn a_letter_hyphened_to_a_word_is_not_marked_alone() {
+    let index = index_of_pages(&[page(
+        "bikes.md",
+        "Bikes",
+        "Top speed",
+        "Every e-bike we build has a top speed of 25 km/h. Our e-bikes weigh 30 kg.",
+    )]);
+    let answer = ask(
+        &index,
+        None,
+        "What is the top speed of an e-bike?",
+        &AnswerConfig::DEFAULT,
+    );
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    let q = &answer.quotes[0];
+    let marked: Vec<&str> = q
+        .highlights
+        .iter()
+        .map(|&(s, e)| &q.text[s as usize..e as usize])
+        .collect();
+    assert_eq!(marked, ["bike", "top", "speed"]);
+}
+
+#[test]
 fn a_single_supported_quote_carries_the_label_and_lists_other_sections() {
     let index = index_of_pages(&[
         page(

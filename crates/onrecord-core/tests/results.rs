@@ -260,7 +260,7 @@ fn set_aside_pages_are_listed_after_the_quotable_ones() {
         "Cache",
         vec![section(
             "Storage",
-            "Cached responses are kept on disk for an hour.",
+            "Compression of cached responses is on; they are kept on disk for an hour.",
         )],
     );
     let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
@@ -268,16 +268,33 @@ fn set_aside_pages_are_listed_after_the_quotable_ones() {
         let kind = onrecord_core::page_kind(doc);
         builder.add_page(doc, &onrecord_core::chunk(doc, 800), kind);
     }
-    let index = Index::from_bytes(&builder.finish().to_bytes([3; 32]).unwrap()).unwrap();
+    let mut index = Index::from_bytes(&builder.finish().to_bytes([3; 32]).unwrap()).unwrap();
     let mut declines = AnswerConfig::DEFAULT;
     declines.lexical.threshold = 1.1;
-    let answer = ask(&index, None, "compression of cached responses", &declines);
-    let urls: Vec<&str> = answer
-        .results
-        .iter()
-        .map(|r| r.citation.url.as_str())
-        .collect();
-    let at = |prefix: &str| urls.iter().position(|u| u.starts_with(prefix));
-    assert!(at("/changes/").is_some(), "{urls:?}");
-    assert!(at("/cache/") < at("/changes/"), "{urls:?}");
+    declines.hybrid.threshold = 1.1;
+    let guide_first = |answer: &onrecord_core::Answer| {
+        let urls: Vec<&str> = answer
+            .results
+            .iter()
+            .map(|r| r.citation.url.as_str())
+            .collect();
+        let at = |prefix: &str| urls.iter().position(|u| u.starts_with(prefix));
+        assert!(at("/changes/").is_some(), "{urls:?}");
+        assert!(at("/cache/") < at("/changes/"), "{urls:?}");
+    };
+    guide_first(&ask(
+        &index,
+        None,
+        "compression of cached responses",
+        &declines,
+    ));
+    // A typo's results, for the word the pages write, in the same order: with words the
+    // pages use beside it, and alone.
+    let model = toy_model(&["[UNK]", "compression", "cached", "responses"]);
+    with_toy_vectors(&mut index, &model);
+    for typed in ["compresion of cached responses", "compresion"] {
+        let answer = ask(&index, Some(&model), typed, &declines);
+        assert_eq!(answer.corrections.len(), 1, "{typed}: {answer:?}");
+        guide_first(&answer);
+    }
 }

@@ -63,6 +63,9 @@ pub struct Assessment {
     pub missing_on_page: Vec<String>,
     /// Words the answer would leave out: on none of the quoted pages.
     pub incomplete: Vec<String>,
+    /// The question's written names ("BLACK_CONFIG", "HTTP/3") that the quoted pages never
+    /// hold whole: the quotes are about their parts, not about them.
+    pub unwritten: Vec<String>,
     /// The quotable fragments in the order the answerer weighed them, best first (set-aside
     /// pages left out): what the eval scores as the shipped retrieval.
     pub ranked: Vec<u32>,
@@ -117,6 +120,10 @@ struct Reading<'a> {
     /// The question's written names ("BASH_ENV", "HTTP/3"), lowercased (`compounds`).
     written: Vec<String>,
     vector: Option<Vec<f32>>,
+    /// It asks about versions or changes: release notes and version notes may be quoted.
+    changes: bool,
+    /// It asks why, or about a decision: decision records may be quoted.
+    why: bool,
 }
 
 pub(super) fn assess(
@@ -171,6 +178,7 @@ pub(super) fn assess(
         meaning: None,
         missing_on_page: Vec::new(),
         incomplete: Vec::new(),
+        unwritten: Vec::new(),
         ranked: Vec::new(),
         about_page: false,
         value_in_words: false,
@@ -224,25 +232,15 @@ pub(super) fn assess(
         .map(|c| quote(index, c.frag, c.fragment, &c.pick, &reading.terms))
         .collect();
     res.related = related(index, &found, &picked, &res.quotes);
-    // The pages the answerer would quote first, then those it sets aside for this question
-    // (release notes, decision records, version notes), each in rank order.
-    let mut ranked = res.ranked.clone();
-    for h in &hits {
-        if !ranked.contains(&h.fragment) {
-            ranked.push(h.fragment);
-        }
-    }
     // The would-be quotes stay listed: on a decline they are what was found (an answer drops them).
-    res.results = if res.corrections.is_empty() {
-        results::sections(index, &ranked, &reading.terms, &[], None)
+    let (terms, hits) = if res.corrections.is_empty() {
+        (&reading.terms, hits)
     } else {
-        let ranked: Vec<u32> = reading
-            .rank(&corrected)
-            .iter()
-            .map(|h| h.fragment)
-            .collect();
-        results::sections(index, &ranked, &corrected, &[], None)
+        (&corrected, reading.rank(&corrected))
     };
+    let ranked: Vec<u32> = hits.iter().map(|h| h.fragment).collect();
+    let ranked = quotable_first(index, &ranked, reading.changes, reading.why);
+    res.results = results::sections(index, &ranked, terms, &[], None);
     res.terms = reading.terms;
     res
 }
@@ -279,6 +277,8 @@ fn hard_decline(
                 .iter()
                 .map(|h| h.fragment)
                 .collect();
+            let why = asks_why(question, res.kind);
+            let ranked = quotable_first(index, &ranked, asks_about_changes(question), why);
             res.results = results::sections(index, &ranked, corrected, &[], None);
         }
         res.terms = terms.to_vec();
@@ -326,6 +326,8 @@ impl<'a> Reading<'a> {
             key,
             written: compounds(question.text()),
             vector,
+            changes: asks_about_changes(question),
+            why: asks_why(question, kind),
         }
     }
 
@@ -356,18 +358,11 @@ impl<'a> Reading<'a> {
     /// What to quote from each ranked fragment, for those that may compete.
     fn gather(&self, hits: &[Hit]) -> Found<'a> {
         let (index, config, kind) = (self.index, self.config, self.kind);
-        // Release notes and listings match almost any question and answer almost none: they
-        // are quoted only for questions about versions or changes (and stay among related
-        // sections); so are the version notes inside a page (`quote::pick`).
-        let changes = asks_about_changes(self.question);
         let prefer = Preference {
             kind,
             shape_weight: config.shape_weight,
-            changes,
+            changes: self.changes,
         };
-        // Decision records (the decisions collection) likewise, for questions that ask no
-        // "why".
-        let why = kind == AskKind::Reason || asks_about_decisions(self.question);
         // The question's written names ("BASH_ENV"), which the headings of the entry for what
         // is asked must hold whole: the title "Bash …" and the heading "ENV" are not that
         // entry.
@@ -382,12 +377,7 @@ impl<'a> Reading<'a> {
             let Some(fragment) = index.fragment(hit.fragment) else {
                 continue;
             };
-            let doc = index.doc_of(fragment);
-            let noise = doc.is_some_and(|d| d.kind.is_noise());
-            let decision = doc.is_some_and(|d| index.in_decisions(d));
-            // A fragment that holds nothing but version notes has nothing else to quote.
-            let notes_only = !changes && only_version_notes(fragment);
-            if (noise && !changes) || (decision && !why) || notes_only {
+            if set_aside(index, fragment, self.changes, self.why) {
                 if position < config.top_k {
                     found.set_aside.push(Candidate {
                         frag: hit.fragment,
@@ -574,6 +564,7 @@ impl<'a> Reading<'a> {
                 picked.first().and_then(|c| c.read).unwrap_or(0.0),
             ],
         };
+        res.unwritten.clone_from(&compounds_missing);
         res.coverage = coverage;
         res.support = self.share(&local);
         res.meaning = meaning;
@@ -886,6 +877,36 @@ fn quote(index: &Index, frag: u32, fragment: &Fragment, pick: &Pick, terms: &[Qu
 
 /// Share (0..1) of the question's idf weight that `covered` carries. A framing verb ("think",
 /// "written") counts only when it is covered: it may help, it is never required.
+/// Whether `fragment` is set aside for a question: release notes and listings match almost any
+/// question and answer almost none, so they are quoted only for questions about versions or
+/// changes (`changes`; they stay among related sections), as are the version notes inside a page
+/// (`quote::pick`) and a fragment that holds nothing else; decision records only for a question
+/// that asks why (`why`).
+fn set_aside(index: &Index, fragment: &Fragment, changes: bool, why: bool) -> bool {
+    let doc = index.doc_of(fragment);
+    let noise = doc.is_some_and(|d| d.kind.is_noise());
+    let decision = doc.is_some_and(|d| index.in_decisions(d));
+    (noise && !changes) || (decision && !why) || (!changes && only_version_notes(fragment))
+}
+
+/// Ranked fragments as results list them: those the answerer may quote first, then those it
+/// sets aside for the question ([`set_aside`]), each in rank order.
+fn quotable_first(index: &Index, ranked: &[u32], changes: bool, why: bool) -> Vec<u32> {
+    let aside = |f: &&u32| {
+        index
+            .fragment(**f)
+            .is_some_and(|fragment| set_aside(index, fragment, changes, why))
+    };
+    let (mut first, then): (Vec<u32>, Vec<u32>) = ranked.iter().partition(|f| !aside(f));
+    first.extend(then);
+    first
+}
+
+/// Whether a question asks why, or about decisions: then decision records may be quoted.
+fn asks_why(question: &Question, kind: AskKind) -> bool {
+    kind == AskKind::Reason || asks_about_decisions(question)
+}
+
 fn share_of(terms: &[QueryTerm], covered: &[bool]) -> f32 {
     share_among(terms, covered, &[])
 }

@@ -105,6 +105,18 @@ pub fn ask_kind(question: &Question) -> AskKind {
         {
             AskKind::Quantity
         }
+        // "generate a secret key": other keywords that open with a verb ask how, unless the
+        // verb is a piece of a written name ("debug_depth setting").
+        w if in_any(List::InstructionVerbs, w)
+            && (2..=KEYWORDS_MAX).contains(&all.len())
+            && question
+                .text()
+                .split_whitespace()
+                .next()
+                .is_some_and(|t| t.to_lowercase() == w) =>
+        {
+            AskKind::HowTo
+        }
         _ => AskKind::Other,
     }
 }
@@ -309,6 +321,11 @@ mod tests {
             ("Upload size limit?", AskKind::Quantity),
             ("Where is the default config?", AskKind::Other),
             ("trust proxy setting", AskKind::Other),
+            ("generate a secret key", AskKind::HowTo),
+            ("Export a backup as tar", AskKind::HowTo),
+            ("limit upload size", AskKind::Quantity),
+            ("add", AskKind::Other),
+            ("debug_depth setting", AskKind::Other),
             (
                 "My build uses the default profile and takes an hour",
                 AskKind::Other,

@@ -444,6 +444,7 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
         meaning,
         missing_on_page,
         incomplete,
+        unwritten,
         about_page,
         value_in_words,
         names,
@@ -462,6 +463,9 @@ pub fn decide(assessment: Assessment, config: &AnswerConfig) -> Answer {
     let passes = model.reaches(&features, model.threshold);
     let decline = match hard_decline {
         Some(decline) => Some(decline),
+        // A name the quoted pages never write is not answered by its parts, however well they
+        // match ("BLACK_CONFIG" by a sentence on Black's config).
+        None if !unwritten.is_empty() => Some(Decline::Missing { terms: unwritten }),
         None if !(passes || about_page) || quotes.is_empty() => {
             let why = reason(
                 model,

@@ -75,17 +75,18 @@ impl Wanted {
         found
     }
 
-    /// Byte ranges of the words in `text` that are the question's terms. The letter after an
-    /// apostrophe ("Black’s", "don't") still counts as a term, but marking it alone reads as noise.
+    /// Byte ranges of the words in `text` that are the question's terms. A letter after an
+    /// apostrophe ("Black’s", "don't") or hyphened to a word ("e-bike", "X-Forwarded-For") still
+    /// counts as a term, but marking it alone reads as noise.
     pub(crate) fn highlights(&self, text: &str) -> Vec<(u32, u32)> {
         tokens(text)
             .filter(|(r, w)| {
-                let clitic = w.len() == 1
-                    && text
-                        .get(..r.start)
-                        .is_some_and(|before| before.ends_with(['\'', '’']));
+                let before = text.get(..r.start).unwrap_or("");
+                let after = text.get(r.end..).unwrap_or("");
+                let noise =
+                    w.len() == 1 && (before.ends_with(['\'', '’', '-']) || after.starts_with('-'));
                 let stem = self.analyzer.term(w);
-                !clitic && self.stems.iter().any(|s| *s == stem)
+                !noise && self.stems.iter().any(|s| *s == stem)
             })
             .map(|(r, _)| (r.start as u32, r.end as u32))
             .collect()
@@ -194,8 +195,13 @@ pub(crate) fn pick(
         } else {
             0.0
         };
-        // On a tie, the sentence that defines, then the first.
-        let tie = w + bonus == best_score && w > 0.0 && answers_kind(i) && !answers_kind(best);
+        // On a tie, the sentence that defines, then a sentence over a title ("How to generate
+        // good secret keys" restates the question; the instruction under it answers), then the
+        // first.
+        let tie = w + bonus == best_score
+            && w > 0.0
+            && (answers_kind(i) && !answers_kind(best)
+                || reads_as_title(sentence(best)) && !reads_as_title(sentence(i)));
         if w + bonus > best_score || tie {
             best_score = w + bonus;
             best = i;
@@ -223,10 +229,11 @@ pub(crate) fn pick(
         // A row stands alone under its header.
     } else if prev.is_some_and(|p| refers_back(text, lang) || p.trim_end().ends_with(':')) {
         first = best - 1;
-    } else if next.is_some() && (text.trim_end().ends_with(':') || introduces(text)) {
-        // A sentence that introduces the page or states the problem ("This page explains…",
-        // "Description: You want…") is never the whole answer: what follows carries it, past
-        // labels such as "Solution:".
+    } else if next.is_some() && (text.trim_end().ends_with([':', '?']) || introduces(text)) {
+        // A sentence that introduces the page, states the problem or asks the question itself
+        // ("This page explains…", "Description: You want…", "But how do you specify the
+        // maximum file size?") is never the whole answer: what follows carries it, past labels
+        // such as "Solution:".
         last = best + 1;
         while last + 1 < n_units
             && sentence(last).trim_end().ends_with(':')
@@ -333,6 +340,17 @@ pub(crate) fn only_version_notes(fragment: &Fragment) -> bool {
 fn introduces(sentence: &str) -> bool {
     let lower = sentence.trim_start().to_lowercase();
     lang::find_phrase(List::Introductions, |o| lower.starts_with(o).then_some(())).is_some()
+}
+
+/// Whether a unit reads as a title rather than a sentence: one short line with no closing
+/// punctuation, as an admonition's title or a bold line over a paragraph.
+fn reads_as_title(unit: &str) -> bool {
+    const TITLE_MAX_BYTES: usize = 120;
+    let unit = unit.trim();
+    !unit.is_empty()
+        && unit.len() < TITLE_MAX_BYTES
+        && !unit.contains('\n')
+        && !unit.ends_with(['.', '!', '?', ':', ';', ')', '"', '”', '`'])
 }
 
 /// Whether a sentence opens by pointing back at the one before it.

@@ -42,21 +42,21 @@ pub(crate) const HYBRID: DeclineModel = DeclineModel {
 
 /// Fit without vectors (lexical answers, before the query model arrives).
 pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -1.8658,
+    bias: -1.8745399,
     weights: [
-        0.6655376,  // coverage
-        0.6655376,  // key_coverage
-        0.3721946,  // in_quote
-        0.64339894, // key_support
-        0.0,        // meaning
-        -3.6932771, // salient_missing
-        -0.9998139, // compound_missing
-        -0.75217,   // asks_quantity
-        0.44697806, // quantity_shown
-        1.6286222,  // bigram_share
-        0.0,        // reader
+        0.67105937,  // coverage
+        0.67105937,  // key_coverage
+        0.3672281,   // in_quote
+        0.64864504,  // key_support
+        0.0,         // meaning
+        -3.668999,   // salient_missing
+        -1.0012116,  // compound_missing
+        -0.73322225, // asks_quantity
+        0.37064692,  // quantity_shown
+        1.6301538,   // bigram_share
+        0.0,         // reader
     ],
-    threshold: 0.615,
+    threshold: 0.62,
     high: 0.775,
     medium: 0.62,
     reference: [

@@ -22,6 +22,13 @@ pub(crate) const WORDS: Words = Words {
     yes_no_openers: "are can could did do does has have is may must should was were will would",
     other_openers: "where who whom whose",
     defining_verbs: "allow do does enable mean means represent stand",
+    instruction_verbs: "add allow avoid build call cancel change check clean clear compile \
+        configure connect convert copy create debug declare define delete deploy disable \
+        download edit enable encrypt exclude export extend find fix force generate get hide \
+        ignore implement import include install limit load make migrate mount move open override \
+        pass prevent protect publish read redirect register reload remove rename replace reset \
+        restore restrict run save send serve set show skip start stop turn uninstall update \
+        upgrade upload use validate verify write",
     topic_openers: "how what where which",
     about: "about",
     fresh: "new question|another question|different question|new topic|unrelated",

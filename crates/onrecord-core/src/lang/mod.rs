@@ -60,6 +60,8 @@ pub(crate) struct Words {
     pub other_openers: &'static str,
     /// Verbs that make "what does X …" ask for a definition.
     pub defining_verbs: &'static str,
+    /// Verbs that, opening a few keywords, ask how to do something ("generate a secret key").
+    pub instruction_verbs: &'static str,
     /// Words that open a question about what the pages say on a subject.
     pub topic_openers: &'static str,
     /// "about": what follows names the subject.
@@ -135,6 +137,7 @@ pub(crate) enum List {
     YesNoOpeners,
     OtherOpeners,
     DefiningVerbs,
+    InstructionVerbs,
     TopicOpeners,
     About,
     Fresh,
@@ -175,6 +178,7 @@ impl Words {
             List::YesNoOpeners => self.yes_no_openers,
             List::OtherOpeners => self.other_openers,
             List::DefiningVerbs => self.defining_verbs,
+            List::InstructionVerbs => self.instruction_verbs,
             List::TopicOpeners => self.topic_openers,
             List::About => self.about,
             List::Fresh => self.fresh,
@@ -279,6 +283,7 @@ pub(crate) const NONE: Words = Words {
     yes_no_openers: "",
     other_openers: "",
     defining_verbs: "",
+    instruction_verbs: "",
     topic_openers: "",
     about: "",
     fresh: "",
@@ -412,6 +417,7 @@ mod tests {
             List::YesNoOpeners,
             List::OtherOpeners,
             List::DefiningVerbs,
+            List::InstructionVerbs,
             List::TopicOpeners,
             List::About,
             List::Fresh,
