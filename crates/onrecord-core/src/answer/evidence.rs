@@ -892,13 +892,14 @@ fn set_aside(index: &Index, fragment: &Fragment, changes: bool, why: bool) -> bo
 /// Ranked fragments as results list them: those the answerer may quote first, then those it
 /// sets aside for the question ([`set_aside`]), each in rank order.
 fn quotable_first(index: &Index, ranked: &[u32], changes: bool, why: bool) -> Vec<u32> {
-    let aside = |f: &&u32| {
-        index
-            .fragment(**f)
-            .is_some_and(|fragment| set_aside(index, fragment, changes, why))
-    };
-    let (mut first, then): (Vec<u32>, Vec<u32>) = ranked.iter().partition(|f| !aside(f));
-    first.extend(then);
+    let (mut first, mut then) = (Vec::new(), Vec::new());
+    for &f in ranked {
+        match index.fragment(f) {
+            Some(fragment) if set_aside(index, fragment, changes, why) => then.push(f),
+            _ => first.push(f),
+        }
+    }
+    first.extend_from_slice(&then);
     first
 }
 

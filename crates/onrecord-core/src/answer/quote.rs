@@ -83,8 +83,9 @@ impl Wanted {
             .filter(|(r, w)| {
                 let before = text.get(..r.start).unwrap_or("");
                 let after = text.get(r.end..).unwrap_or("");
-                let noise =
-                    w.len() == 1 && (before.ends_with(['\'', '’', '-']) || after.starts_with('-'));
+                let noise = w.len() == 1
+                    && (matches!(before.chars().next_back(), Some('\'' | '’' | '-'))
+                        || after.starts_with('-'));
                 let stem = self.analyzer.term(w);
                 !noise && self.stems.iter().any(|s| *s == stem)
             })
@@ -229,7 +230,9 @@ pub(crate) fn pick(
         // A row stands alone under its header.
     } else if prev.is_some_and(|p| refers_back(text, lang) || p.trim_end().ends_with(':')) {
         first = best - 1;
-    } else if next.is_some() && (text.trim_end().ends_with([':', '?']) || introduces(text)) {
+    } else if next.is_some()
+        && (matches!(text.trim_end().chars().next_back(), Some(':' | '?')) || introduces(text))
+    {
         // A sentence that introduces the page, states the problem or asks the question itself
         // ("This page explains…", "Description: You want…", "But how do you specify the
         // maximum file size?") is never the whole answer: what follows carries it, past labels
@@ -350,7 +353,10 @@ fn reads_as_title(unit: &str) -> bool {
     !unit.is_empty()
         && unit.len() < TITLE_MAX_BYTES
         && !unit.contains('\n')
-        && !unit.ends_with(['.', '!', '?', ':', ';', ')', '"', '”', '`'])
+        && !matches!(
+            unit.chars().next_back(),
+            Some('.' | '!' | '?' | ':' | ';' | ')' | '"' | '”' | '`')
+        )
 }
 
 /// Whether a sentence opens by pointing back at the one before it.
