@@ -564,7 +564,6 @@ impl<'a> Reading<'a> {
                 picked.first().and_then(|c| c.read).unwrap_or(0.0),
             ],
         };
-        res.unwritten.clone_from(&compounds_missing);
         res.coverage = coverage;
         res.support = self.share(&local);
         res.meaning = meaning;
@@ -591,6 +590,7 @@ impl<'a> Reading<'a> {
                     .map(|((t, _), _)| t.word.clone()),
             )
             .collect();
+        res.unwritten = compounds_missing;
     }
 }
 

@@ -108,12 +108,11 @@ pub fn ask_kind(question: &Question) -> AskKind {
         // "generate a secret key": other keywords that open with a verb ask how, unless the
         // verb is a piece of a written name ("debug_depth setting").
         w if in_any(List::InstructionVerbs, w)
-            && (2..=KEYWORDS_MAX).contains(&all.len())
-            && question
-                .text()
-                .split_whitespace()
-                .next()
-                .is_some_and(|t| t.to_lowercase() == w) =>
+            && all.len() >= 2
+            && all.len() <= KEYWORDS_MAX
+            && question.ranges().first().is_some_and(|r| {
+                matches!(question.text().as_bytes().get(r.end), None | Some(b' '))
+            }) =>
         {
             AskKind::HowTo
         }

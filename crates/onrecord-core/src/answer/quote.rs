@@ -85,7 +85,7 @@ impl Wanted {
                 let after = text.get(r.end..).unwrap_or("");
                 let noise = w.len() == 1
                     && (matches!(before.chars().next_back(), Some('\'' | '’' | '-'))
-                        || after.starts_with('-'));
+                        || after.as_bytes().first() == Some(&b'-'));
                 let stem = self.analyzer.term(w);
                 !noise && self.stems.iter().any(|s| *s == stem)
             })
