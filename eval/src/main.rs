@@ -65,7 +65,7 @@ pub struct Args {
     pub cross: Option<PathBuf>,
     /// With `cross`: write the configuration fit on every dev half to the core's shipped.rs.
     pub write_shipped: bool,
-    /// With `cross`: write every question's evidence features here (JSON lines).
+    /// With `cross`: write every question's evidence features and shipped answer here (JSON lines).
     pub dump_rows: Option<PathBuf>,
     /// The reader model (`--reader`).
     pub reader: Option<PathBuf>,
@@ -181,7 +181,7 @@ struct Cli {
         help_heading = CROSS
     )]
     write_shipped: bool,
-    /// Every question's evidence features, as JSON lines.
+    /// Every question's evidence features and shipped answer, long, terse and typed sets, as JSON lines.
     #[arg(long, value_name = "FILE", help_heading = CROSS)]
     dump_rows: Option<PathBuf>,
     /// Answer from each index written as a manifest and shards and read back (every shard
