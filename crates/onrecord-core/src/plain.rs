@@ -16,7 +16,7 @@ use crate::chunk::{
 };
 use crate::format::{Index, IndexSettings};
 use crate::source::{Page, Read, ReadError, Reader};
-use crate::text::Lang;
+use crate::text::{Lang, join};
 
 /// At most this many bytes per file (a large book is ~1 MB; more would stall the page).
 pub const MAX_FILE_BYTES: usize = 2_000_000;
@@ -173,7 +173,7 @@ pub(crate) fn parse(name: &str, text: &str, lang: Lang) -> SourceDoc {
             if closes && is_fence(line).is_some_and(|(c, n)| c == *ch && n >= *len) {
                 let block = Block {
                     kind: BlockKind::Code,
-                    text: code.join("\n").trim_end().to_owned(),
+                    text: join(code, "\n").trim_end().to_owned(),
                 };
                 push(&mut sections, block);
                 fence = None;
@@ -247,7 +247,7 @@ pub(crate) fn parse(name: &str, text: &str, lang: Lang) -> SourceDoc {
     if let Some((_, _, code)) = fence {
         let block = Block {
             kind: BlockKind::Code,
-            text: code.join("\n").trim_end().to_owned(),
+            text: join(&code, "\n").trim_end().to_owned(),
         };
         push(&mut sections, block);
     }
@@ -373,7 +373,7 @@ fn flush(sections: &mut [SourceSection], paragraph: &mut Vec<&str>) {
         push(sections, block);
         return;
     }
-    let text = inline(&paragraph.join(" "));
+    let text = inline(&join(paragraph, " "));
     paragraph.clear();
     push(sections, Block::paragraph(text));
 }
@@ -446,10 +446,12 @@ fn list_item(line: &str) -> Option<&str> {
 /// One pass: a link's label ends at the first `](` and has no `[`, so the search for `](` stops
 /// at the next `[`; and once no `)` follows, none will, so later `[` are plain text at once.
 fn inline(text: &str) -> String {
-    let text = &drop_emphasis(&drop_images(text))
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = &join(
+        &drop_emphasis(&drop_images(text))
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+        " ",
+    );
     let mut out = String::with_capacity(text.len());
     let mut rest = text.trim();
     let mut closes = true;

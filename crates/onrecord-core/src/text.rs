@@ -192,6 +192,19 @@ pub(crate) fn foreign_language(words: &[String], site: &[Lang]) -> Option<Lang> 
     best.map(|(_, lang)| lang)
 }
 
+/// `parts` with `sep` between them: `[&str]::join` without its generic copy, which the wasm
+/// module otherwise carries twice (for `&str` and for `String` parts).
+pub(crate) fn join(parts: &[&str], sep: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(part);
+    }
+    out
+}
+
 /// Typography folded back to what authors type: ‘ ’ ‚ → ', “ ” „ → ", – → --, — → ---, … → ...
 /// (Sphinx and mdBook render it, markdown does not). How the harness and the reader comparison
 /// line up a generator's page with its source; the engine does not use it.
@@ -214,6 +227,13 @@ pub fn fold_typography(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn join_puts_the_separator_between_parts_only() {
+        assert_eq!(join(&["a", "b", "c"], ", "), "a, b, c");
+        assert_eq!(join(&["a"], "\n"), "a");
+        assert_eq!(join(&[], " "), "");
+    }
 
     fn words(text: &str) -> Vec<String> {
         tokens(text).map(|(_, w)| w).collect()

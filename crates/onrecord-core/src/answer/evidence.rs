@@ -15,7 +15,7 @@ use crate::question::Question;
 use crate::reader_model::ScorePairs;
 use crate::retrieve::{SHIPPED, in_fragment, query_vector, rank};
 use crate::scope::Scope;
-use crate::text::{Analyzer, Lang, foreign_language, is_stopword, tokens};
+use crate::text::{Analyzer, Lang, foreign_language, is_stopword, join, tokens};
 use crate::vector::{QueryModel, similarity};
 
 /// How many of the best-ranked fragments compete to give the first quote.
@@ -531,7 +531,7 @@ impl<'a> Reading<'a> {
             about_subject(index, c.fragment, terms, &subject, first_page, lang)
         });
         let question_pairs = pairs(question.words(), &analyzer, lang);
-        let quote_text = format!("{context}. {}", quoted.join(" "));
+        let quote_text = format!("{context}. {}", join(&quoted, " "));
         let quote_words: Vec<String> = tokens(&quote_text).map(|(_, w)| w).collect();
         let quote_pairs = pairs(&quote_words, &analyzer, lang);
         // A question of one word has no pairs: it is found as written where the quote is the

@@ -7,7 +7,7 @@ use crate::bm25::QueryTerm;
 use crate::format::{Fragment, Index};
 use crate::lang::{self, List};
 use crate::page::is_change_note;
-use crate::text::{Analyzer, Lang, tokens};
+use crate::text::{Analyzer, Lang, join, tokens};
 
 /// Longest quote (bytes) a neighbour may be added to without a grammatical need for it.
 const NEIGHBOUR_MAX_BYTES: usize = 600;
@@ -411,13 +411,10 @@ pub(crate) fn text_fragment_url(url: &str, quote: &str) -> String {
         return url.to_owned();
     }
     let directive = if words.len() <= 2 * EDGE_WORDS + 2 {
-        encode(&words.join(" "))
+        encode(&join(&words, " "))
     } else {
-        let head = words.get(..EDGE_WORDS).unwrap_or(&words).join(" ");
-        let tail = words
-            .get(words.len() - EDGE_WORDS..)
-            .unwrap_or(&words)
-            .join(" ");
+        let head = join(words.get(..EDGE_WORDS).unwrap_or(&words), " ");
+        let tail = join(words.get(words.len() - EDGE_WORDS..).unwrap_or(&words), " ");
         format!("{},{}", encode(&head), encode(&tail))
     };
     // The directive follows the fragment (`#anchor:~:text=`), or stands alone (`#:~:text=`).
