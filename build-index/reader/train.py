@@ -358,15 +358,7 @@ def bm25_baseline(groups):
         nb = no_bm25(g, sc)
         if nb:
             by_kind_nb[g["kind"]].append(nb)
-    res = {}
-    for k in sorted(by_kind):
-        m, a = rank_metrics(by_kind[k])
-        res[k] = {"n": len(by_kind[k]), "mrr": m, "acc1": a}
-    allsc = [s for v in by_kind.values() for s in v]
-    m, a = rank_metrics(allsc)
-    res["all"] = {"n": len(allsc), "mrr": m, "acc1": a}
-    res["macro"] = {"mrr": float(np.mean([res[k]["mrr"] for k in by_kind])),
-                    "acc1": float(np.mean([res[k]["acc1"] for k in by_kind]))}
+    res = subset_metrics(by_kind)
     res["no_bm25_negs"] = subset_metrics(by_kind_nb)
     return res
 

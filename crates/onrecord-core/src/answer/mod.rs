@@ -253,17 +253,7 @@ pub fn ask_with(
     config: &AnswerConfig,
 ) -> Answer {
     decide(
-        within_caps(
-            index,
-            evidence::assess(
-                index,
-                model,
-                reader,
-                &Question::read(question),
-                config,
-                None,
-            ),
-        ),
+        within_caps(index, assess_with(index, model, reader, question, config)),
         config,
     )
 }
