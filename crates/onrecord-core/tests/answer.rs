@@ -1047,3 +1047,38 @@ fn an_introduction_is_never_the_whole_answer() {
         answer.quotes[0].text
     );
 }
+
+/// The demo's returns page opens with "This page explains … how long a refund takes": the
+/// introduction names what the page covers and is never quoted for "how long" (it used to be,
+/// with the sentence before it), whether it ends the section or follows the sentence that matches.
+#[test]
+fn an_introduction_that_ends_its_section_is_never_quoted_for_what_it_names() {
+    let mut intro = page(
+        "returns.md",
+        "Returns and refunds",
+        "Returns and refunds",
+        "You can return a bike or a part bought from our shop. This page explains the time \
+         limits, the condition we expect, and how long a refund takes.",
+    );
+    intro.sections.push(SourceSection {
+        heading_path: vec!["Returns and refunds".into(), "Bikes".into()],
+        anchor: "bikes".into(),
+        blocks: vec![Block::paragraph(
+            "You have 30 days from the day of delivery to return a bike.",
+        )],
+    });
+    let index = index_of_pages(&[intro]);
+    let answer = ask(
+        &index,
+        None,
+        "How long do I have to return a bike?",
+        &answering_everything(1.0),
+    );
+    assert!(
+        answer
+            .quotes
+            .iter()
+            .all(|q| !q.text.contains("This page explains")),
+        "{answer:?}"
+    );
+}

@@ -182,7 +182,10 @@ pub(crate) fn pick(
     for (i, covered) in per_sentence.iter().enumerate() {
         // A header row is context for its rows, not an answer of its own.
         // A blank unit quotes "" (an index built in memory is not validated).
-        if is_header(i) || version_note(i) || !quotable(i) || blank(i) {
+        // A page's introduction with nothing after it in the fragment is never the whole
+        // answer: "… and how long a refund takes" names what the page covers.
+        let bare_intro = i + 1 == n_units && introduces(sentence(i));
+        if is_header(i) || version_note(i) || !quotable(i) || blank(i) || bare_intro {
             continue;
         }
         let w = if entry {
@@ -249,11 +252,13 @@ pub(crate) fn pick(
     } else {
         // The neighbour that adds most of the question's weight the best sentence lacks.
         // Code may add to a sentence that answers, never answer alone beside one that does not.
+        // A neighbour that only introduces the page adds nothing: "… and how long a refund
+        // takes" names what the page covers, it does not answer "how long".
         let base = weight(terms, &own);
         let gain = |i: usize| -> f32 {
             per_sentence
                 .get(i)
-                .filter(|_| base > 0.0 || quotable(i))
+                .filter(|_| (base > 0.0 || quotable(i)) && !introduces(sentence(i)))
                 .map_or(0.0, |c| weight(terms, &union(&own, c)) - base)
         };
         let before = if prev.is_some() { gain(best - 1) } else { 0.0 };

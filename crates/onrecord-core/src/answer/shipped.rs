@@ -8,19 +8,19 @@ use crate::fusion::Fusion;
 
 /// Fit with vectors (the query model loaded).
 pub(crate) const HYBRID: DeclineModel = DeclineModel {
-    bias: -2.7227314,
+    bias: -2.7305367,
     weights: [
-        1.1364145,    // coverage
-        0.4979661,    // key_coverage
-        0.7462824,    // in_quote
-        -0.089804925, // key_support
-        1.4413809,    // meaning
-        -4.299259,    // salient_missing
-        -1.0306916,   // compound_missing
-        -0.89434606,  // asks_quantity
-        0.41134602,   // quantity_shown
-        1.6855141,    // bigram_share
-        0.0,          // reader
+        1.1439334,   // coverage
+        0.48478374,  // key_coverage
+        0.7669642,   // in_quote
+        -0.10315821, // key_support
+        1.4553946,   // meaning
+        -4.279514,   // salient_missing
+        -1.0279437,  // compound_missing
+        -0.8928613,  // asks_quantity
+        0.41227973,  // quantity_shown
+        1.6890038,   // bigram_share
+        0.0,         // reader
     ],
     threshold: 0.515,
     high: 0.79999995,
@@ -42,18 +42,18 @@ pub(crate) const HYBRID: DeclineModel = DeclineModel {
 
 /// Fit without vectors (lexical answers, before the query model arrives).
 pub(crate) const LEXICAL: DeclineModel = DeclineModel {
-    bias: -1.8745399,
+    bias: -1.8751833,
     weights: [
-        0.67105937,  // coverage
-        0.67105937,  // key_coverage
-        0.3672281,   // in_quote
-        0.64864504,  // key_support
+        0.6695372,   // coverage
+        0.6695372,   // key_coverage
+        0.37419343,  // in_quote
+        0.6468574,   // key_support
         0.0,         // meaning
-        -3.668999,   // salient_missing
-        -1.0012116,  // compound_missing
-        -0.73322225, // asks_quantity
-        0.37064692,  // quantity_shown
-        1.6301538,   // bigram_share
+        -3.6673887,  // salient_missing
+        -1.0014224,  // compound_missing
+        -0.73346055, // asks_quantity
+        0.37076318,  // quantity_shown
+        1.6291097,   // bigram_share
         0.0,         // reader
     ],
     threshold: 0.62,
