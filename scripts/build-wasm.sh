@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the browser bundles into www/dist/pkg and www/dist/pkg-sharded: cargo (wasm-release profile) → wasm-bindgen →
+# Builds the browser bundles into www/dist/pkg, www/dist/pkg-sharded and www/dist/pkg-documents: cargo (wasm-release profile) → wasm-bindgen →
 # wasm-opt -Oz → gzip by zopfli (onrecord_wasm_bg.wasm.gz). Prints raw and gzipped sizes. Run scripts/setup.sh first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,3 +38,6 @@ bundle() { # <out dir> [cargo arguments]
 # it, by default, for those who build the engine on its own (wasm-pack build).
 bundle www/dist/pkg --no-default-features
 bundle www/dist/pkg-sharded --no-default-features --features sharded
+# A visitor's own files ("your documents") are indexed by a third bundle, which the worker loads
+# only when files are dropped: the indexer is ~13.5 KB of the gzipped module.
+bundle www/dist/pkg-documents --no-default-features --features documents

@@ -38,7 +38,7 @@ same() {
       mkdir -p "$masked"
       cp "$dir"/* "$masked"/
       rm "$masked"/*.wasm.gz
-      sed -i -E 's/(onrecord_wasm(_sharded)?_bg)\.[0-9a-f]{10}\.wasm\.gz/\1.(wasm).wasm.gz/g' "$masked/onrecord.js"
+      sed -i -E 's/(onrecord_wasm(_sharded|_documents)?_bg)\.[0-9a-f]{10}\.wasm\.gz/\1.(wasm).wasm.gz/g' "$masked/onrecord.js"
     done
     echo "cli-assets: Debian wasm route: the wasm itself is not compared" >&2
     diff -r "$scratch/masked/$(basename "$1")" "$scratch/masked/$(basename "$2")" && rm -rf "$scratch/masked"

@@ -126,6 +126,8 @@ export function writeSite({ index, out, model, pkg, www, summary, template = fal
   pkg = resolve(pkg ?? join(root, 'www/dist/pkg'));
   // The engine that also reads a sharded index, which the worker loads only for one.
   const shardedPkg = `${pkg}-sharded`;
+  // The engine that also indexes a visitor's own files, which the worker loads only for them.
+  const documentsPkg = `${pkg}-documents`;
   www = resolve(www ?? join(root, 'www'));
   const sibling = template ? null : join(dirname(index), 'query-model.onq');
   model ??= sibling && existsSync(sibling) ? sibling : null;
@@ -141,13 +143,16 @@ export function writeSite({ index, out, model, pkg, www, summary, template = fal
     shardedGlue: [Buffer.from(minify(need(join(shardedPkg, 'onrecord_wasm.js'), 'the sharded engine\'s glue').toString('utf8'), 'the sharded glue')),
       'onrecord_wasm_sharded', '.js'],
     shardedWasm: [need(join(shardedPkg, 'onrecord_wasm_bg.wasm.gz'), 'the sharded engine\'s wasm module'), 'onrecord_wasm_sharded_bg', '.wasm.gz'],
+    documentsGlue: [Buffer.from(minify(need(join(documentsPkg, 'onrecord_wasm.js'), 'the documents engine\'s glue').toString('utf8'), 'the documents glue')),
+      'onrecord_wasm_documents', '.js'],
+    documentsWasm: [need(join(documentsPkg, 'onrecord_wasm_bg.wasm.gz'), 'the documents engine\'s wasm module'), 'onrecord_wasm_documents_bg', '.wasm.gz'],
   };
   if (!template) inputs.index = [need(index, 'the index'), 'index', '.onr'];
   if (model) inputs.model = [need(model, 'the query model'), 'query-model', '.onq'];
   summary ??= join(www, 'summary.js'); // the proxy's "Ask for a summary" flow, when it exists
 
   mkdirSync(out, { recursive: true });
-  const assets = { css: null, worker: null, glue: null, wasm: null, shardedGlue: null, shardedWasm: null, index: null, model: null, summary: null, owner: null };
+  const assets = { css: null, worker: null, glue: null, wasm: null, shardedGlue: null, shardedWasm: null, documentsGlue: null, documentsWasm: null, index: null, model: null, summary: null, owner: null };
   const files = {};
   const write = (name, bytes) => {
     writeFileSync(join(out, name), bytes);

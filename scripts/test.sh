@@ -29,7 +29,7 @@ fi
 step "native tests"
 cargo test --workspace
 
-step "wasm tests (wasm-pack test --headless --chrome; the sharded bundle's exports are a superset)"
+step "wasm tests (wasm-pack test --headless --chrome; every export: the default features with sharded)"
 (source target/setup/wasm.env && wasm-pack test --headless --chrome --mode no-install crates/onrecord-wasm --features sharded)
 
 step "browser bundle and demo index"

@@ -134,6 +134,7 @@ async function typing(wasm, results) {
         css: here('onrecord.css'), worker: here('onrecord-worker.js'),
         glue: here('dist/pkg/onrecord_wasm.js'), wasm: here('dist/pkg/onrecord_wasm_bg.wasm'),
         shardedGlue: here('dist/pkg-sharded/onrecord_wasm.js'), shardedWasm: here('dist/pkg-sharded/onrecord_wasm_bg.wasm'),
+        documentsGlue: null, documentsWasm: null,
         summary: null, owner: null,
       },
     }, (state) => heard(state));

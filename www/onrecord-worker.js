@@ -5,13 +5,17 @@
 // A site's index is one file, or (a large site) a manifest whose first bytes are ONRMANIF and
 // shards beside it that a question fetches on demand. The worker fetches the index first and
 // starts the engine that reads it: the sharded one (dist/pkg-sharded, ~11 KB more gzipped) only
-// for a manifest, so the site owner's script tag is the same either way.
+// for a manifest, so the site owner's script tag is the same either way. A visitor's own files
+// are indexed by a third bundle (dist/pkg-documents), fetched only when files are dropped, so
+// no site's first answer downloads the indexer (~13.5 KB gzipped).
 import { serve } from './onrecord/protocol.js';
 
 /**
  * @typedef {typeof import('./dist/pkg-sharded/onrecord_wasm.js')} Wasm  either bundle (the
  *   sharded one adds Engine.fromManifest, needed and addShard)
  * @typedef {import('./dist/pkg-sharded/onrecord_wasm.js').Engine} Engine
+ * @typedef {typeof import('./dist/pkg-documents/onrecord_wasm.js')} DocumentsWasm  the bundle
+ *   that also indexes a visitor's files (Engine.fromDocuments)
  * @typedef {import('./onrecord/protocol.js').Bundles} Bundles
  */
 
@@ -24,7 +28,7 @@ const started = new Map();
 /** The site's engine, the bundle it came from and its index URL (shards are named relative to it).
  * @type {{ engine: Engine, wasm: Wasm, url: string } | null} */
 let site = null;
-/** @type {Engine | null} */
+/** @type {import('./dist/pkg-documents/onrecord_wasm.js').Engine | null} */
 let documents = null;
 /** Shard fetches under way, by file name, so questions asked together fetch a shard once. Fetched
  * shards live in the engine for the session (it never names them again); the HTTP cache keeps
@@ -173,8 +177,9 @@ serve({
     engine.setQueryModel(new wasm.QueryModel(await fetchBytes(url, 'query model')));
   },
   async documents({ names, texts, lang }) {
-    // The site's bundle if one is started, else the default: both index a visitor's files.
-    const wasm = await (site ? Promise.resolve(site.wasm) : start(given().single));
+    const bundle = given().documents;
+    if (!bundle) throw new Error('these widget files have no engine for your documents (rebuild them with onrecord build)');
+    const wasm = /** @type {DocumentsWasm} */ (/** @type {unknown} */ (await start(bundle)));
     // Built before the old one is dropped: refused files keep the previous ones askable.
     const next = wasm.Engine.fromDocuments(names, texts, lang);
     documents?.free();

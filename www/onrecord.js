@@ -12,7 +12,7 @@ import { el } from './onrecord/render.js';
 
 // Asset paths relative to this file. scripts/site.mjs rewrites this line with content-hashed
 // names when it writes a deploy folder; these defaults serve www/ as it is in the repository.
-const ASSETS = {"css":"onrecord.css","worker":"onrecord-worker.js","glue":"dist/pkg/onrecord_wasm.js","wasm":"dist/pkg/onrecord_wasm_bg.wasm.gz","shardedGlue":"dist/pkg-sharded/onrecord_wasm.js","shardedWasm":"dist/pkg-sharded/onrecord_wasm_bg.wasm.gz","index":"dist/index.onr","model":null,"summary":"summary.js","owner":"onrecord/owner.js"};
+const ASSETS = {"css":"onrecord.css","worker":"onrecord-worker.js","glue":"dist/pkg/onrecord_wasm.js","wasm":"dist/pkg/onrecord_wasm_bg.wasm.gz","shardedGlue":"dist/pkg-sharded/onrecord_wasm.js","shardedWasm":"dist/pkg-sharded/onrecord_wasm_bg.wasm.gz","documentsGlue":"dist/pkg-documents/onrecord_wasm.js","documentsWasm":"dist/pkg-documents/onrecord_wasm_bg.wasm.gz","index":"dist/index.onr","model":null,"summary":"summary.js","owner":"onrecord/owner.js"};
 
 /**
  * What a widget needs, from data attributes: the element's own, then `mount()`'s, then the
@@ -29,8 +29,9 @@ const ASSETS = {"css":"onrecord.css","worker":"onrecord-worker.js","glue":"dist/
  * @property {boolean} feedback  "Did this answer help?" under answers
  * @property {string | null} report  where a record of each question goes (sendBeacon), if anywhere
  * @property {string | null} scope  a path prefix or a collection name: the part of the site asked
- * @property {{ css: string, worker: string, glue: string, wasm: string, shardedGlue: string | null, shardedWasm: string | null, summary: string | null, owner: string | null }} assets
- *   absolute URLs; the sharded engine loads only for a sharded index
+ * @property {{ css: string, worker: string, glue: string, wasm: string, shardedGlue: string | null, shardedWasm: string | null, documentsGlue: string | null, documentsWasm: string | null, summary: string | null, owner: string | null }} assets
+ *   absolute URLs; the sharded engine loads only for a sharded index, the documents engine only
+ *   when a visitor drops files
  */
 
 const here = new URL(import.meta.url);
@@ -78,6 +79,8 @@ function options(el) {
       wasm: /** @type {string} */ (asset('wasm')),
       shardedGlue: asset('shardedGlue'),
       shardedWasm: asset('shardedWasm'),
+      documentsGlue: asset('documentsGlue'),
+      documentsWasm: asset('documentsWasm'),
       summary: asset('summary'),
       owner: asset('owner'),
     },

@@ -34,12 +34,13 @@ const sites = new Map();
 function workerFor(opts) {
   let call = workers.get(opts.index);
   if (!call) {
-    const { worker: url, glue, wasm, shardedGlue, shardedWasm } = opts.assets;
+    const { worker: url, glue, wasm, shardedGlue, shardedWasm, documentsGlue, documentsWasm } = opts.assets;
     call = (async () => {
       const started = connect(new Worker(scriptUrl(url), { type: 'module' }),
         () => new Error(`could not start the search worker ${url}`));
       const sharded = shardedGlue && shardedWasm ? { glue: shardedGlue, wasm: shardedWasm } : null;
-      await started('init', { single: { glue, wasm }, sharded });
+      const documents = documentsGlue && documentsWasm ? { glue: documentsGlue, wasm: documentsWasm } : null;
+      await started('init', { single: { glue, wasm }, sharded, documents });
       return started;
     })();
     workers.set(opts.index, call);

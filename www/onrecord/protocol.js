@@ -16,8 +16,9 @@
  *
  * @typedef {'site' | 'documents'} Corpus  the site's index, or the visitor's own files
  * @typedef {{ glue: string, wasm: string }} Bundle  an engine build: its glue module and wasm
- * @typedef {{ single: Bundle, sharded: Bundle | null }} Bundles  the engine for every site, and
- *   the one that also reads a sharded index (null where the widget's files lack it)
+ * @typedef {{ single: Bundle, sharded: Bundle | null, documents: Bundle | null }} Bundles  the
+ *   engine for every site, the one that also reads a sharded index, and the one that indexes a
+ *   visitor's files (null where the widget's files lack it)
  *
  * @typedef {{
  *   init: { payload: Bundles, reply: void },

@@ -4,11 +4,10 @@
 //! built in `www/onrecord/messages.js`, in the widget's language.
 
 use onrecord_core::{
-    Citation, Collection, Correction, Decline, Mode, PlainError, QuestionError, Quote, Reply,
-    Search, Section, SectionHit,
+    Citation, Collection, Correction, Decline, Mode, QuestionError, Quote, Reply, Search, Section,
+    SectionHit,
 };
 use serde::Serialize;
-use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -264,7 +263,8 @@ struct DeclineDto {
 
 /// Why a visitor's files were refused, naming the file. Built with `Reflect` rather than serde:
 /// serde's serializer for this one cold path cost 320 bytes of the gzipped module (measured),
-/// which is within 300 bytes of its budget.
+/// which is within 300 bytes of its budget. Only the `documents` bundle indexes files.
+#[cfg(feature = "documents")]
 pub(crate) struct RefusalDto<'a> {
     kind: &'static str,
     file: Option<&'a str>,
@@ -413,25 +413,30 @@ impl From<Decline> for DeclineDto {
     }
 }
 
-impl<'a> From<&'a PlainError> for RefusalDto<'a> {
-    fn from(e: &'a PlainError) -> RefusalDto<'a> {
+#[cfg(feature = "documents")]
+impl<'a> From<&'a onrecord_core::PlainError> for RefusalDto<'a> {
+    fn from(e: &'a onrecord_core::PlainError) -> RefusalDto<'a> {
         let (kind, file, size, limit) = match e {
-            PlainError::NoFiles => ("no-files", None, None, None),
-            PlainError::TooManyFiles { count } => (
+            onrecord_core::PlainError::NoFiles => ("no-files", None, None, None),
+            onrecord_core::PlainError::TooManyFiles { count } => (
                 "too-many-files",
                 None,
                 Some(("count", *count)),
                 Some(onrecord_core::MAX_FILES),
             ),
-            PlainError::TooLarge { name, bytes } => (
+            onrecord_core::PlainError::TooLarge { name, bytes } => (
                 "too-large",
                 Some(name.as_str()),
                 Some(("bytes", *bytes)),
                 Some(onrecord_core::MAX_FILE_BYTES),
             ),
-            PlainError::Empty { name } => ("empty", Some(name.as_str()), None, None),
-            PlainError::Binary { name } => ("binary", Some(name.as_str()), None, None),
-            PlainError::NoText { name } => ("no-text", Some(name.as_str()), None, None),
+            onrecord_core::PlainError::Empty { name } => ("empty", Some(name.as_str()), None, None),
+            onrecord_core::PlainError::Binary { name } => {
+                ("binary", Some(name.as_str()), None, None)
+            }
+            onrecord_core::PlainError::NoText { name } => {
+                ("no-text", Some(name.as_str()), None, None)
+            }
             _ => ("other", None, None, None),
         };
         RefusalDto {
@@ -443,9 +448,11 @@ impl<'a> From<&'a PlainError> for RefusalDto<'a> {
     }
 }
 
+#[cfg(feature = "documents")]
 impl RefusalDto<'_> {
     /// The `RefusalDto` object of the TypeScript declaration, with only the kind's fields.
-    pub(crate) fn to_js(&self) -> JsValue {
+    pub(crate) fn to_js(&self) -> wasm_bindgen::JsValue {
+        use wasm_bindgen::JsValue;
         let dto = js_sys::Object::new();
         let set = |key: &str, value: JsValue| {
             // Setting a property on a fresh plain object cannot fail.

@@ -10,8 +10,15 @@
 //! names (`Engine.fromManifest`, `needed`, `addShard`); the default bundle stays without that
 //! code (~11 KB gzipped, measured). The sharded bundle is built without `fetch`: only the
 //! worker loads it.
+//!
+//! With the `documents` feature (a third bundle, `www/dist/pkg-documents`, which the worker
+//! loads only when a visitor drops files) the engine also indexes a visitor's own files
+//! (`Engine.fromDocuments`); the other bundles stay without the indexer (~13.5 KB gzipped,
+//! measured), so a site's first answer does not download it.
 
 mod api;
+#[cfg(feature = "documents")]
+mod documents;
 
 // Talc instead of the default dlmalloc: 7 KB smaller raw and 2.5 KB gzipped (measured), and
 // no slower.
@@ -22,13 +29,12 @@ static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocato
 #[cfg(feature = "fetch")]
 use gloo_net::http::Request;
 use onrecord_core::{
-    AnswerConfig, FORMAT_VERSION, Index, Lang, MAX_CONTEXT_FRAGMENTS, PlainError, PlainFile,
-    QueryModel as CoreQueryModel, Scope, TurnContext, ask_turn_in, index_documents, model_fits,
-    search_sections_in,
+    AnswerConfig, FORMAT_VERSION, Index, MAX_CONTEXT_FRAGMENTS, QueryModel as CoreQueryModel,
+    Scope, TurnContext, ask_turn_in, model_fits, search_sections_in,
 };
 use wasm_bindgen::prelude::*;
 
-use crate::api::{AnswerDto, IndexInfoDto, RefusalDto, SearchDto, VerifiedQuoteDto};
+use crate::api::{AnswerDto, IndexInfoDto, SearchDto, VerifiedQuoteDto};
 
 /// A loaded index, ready to answer questions.
 #[wasm_bindgen]
@@ -53,7 +59,7 @@ impl Engine {
         }
     }
 
-    fn whole(index: Index) -> Engine {
+    pub(crate) fn whole(index: Index) -> Engine {
         Engine {
             store: Store::Whole(index),
             model: None,
@@ -83,26 +89,6 @@ impl Engine {
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<Engine, JsError> {
         let index = Index::from_bytes(bytes).map_err(|e| JsError::new(&e.to_string()))?;
-        Ok(Engine::whole(index))
-    }
-
-    /// Indexes a visitor's own files in memory ("your documents"): `names[i]` is the file name
-    /// of `texts[i]`; `lang` is a tag such as `en` (unknown tags fall back to English).
-    /// Empty, binary, oversized or too many files give an `Error` whose `refusal` property is a
-    /// `RefusalDto` naming the file (the widget words it).
-    #[wasm_bindgen(js_name = fromDocuments)]
-    pub fn from_documents(
-        names: Vec<String>,
-        texts: Vec<String>,
-        lang: &str,
-    ) -> Result<Engine, JsValue> {
-        let files: Vec<PlainFile> = names
-            .into_iter()
-            .zip(texts)
-            .map(|(name, text)| PlainFile { name, text })
-            .collect();
-        let lang = Lang::from_tag(lang).unwrap_or(Lang::English);
-        let index = index_documents(&files, lang).map_err(|e| refusal(&e))?;
         Ok(Engine::whole(index))
     }
 
@@ -313,20 +299,6 @@ fn turn_context(value: &JsValue) -> Option<TurnContext> {
             .map(|i| whole(js_sys::Reflect::get_u32(&fragments, i).ok()?).map(|n| n as u32))
             .collect::<Option<_>>()?,
     })
-}
-
-/// An `Error` with the refusal as data in its `refusal` property. The core's own sentence is
-/// left out: the widget words refusals itself, and its formatting cost 235 bytes of the
-/// gzipped module (measured).
-fn refusal(e: &PlainError) -> JsValue {
-    let err = js_sys::Error::new("the files were refused (see `refusal`)");
-    // Setting a property on a fresh Error object cannot fail.
-    let _ = js_sys::Reflect::set(
-        &err,
-        &JsValue::from_str("refusal"),
-        &RefusalDto::from(e).to_js(),
-    );
-    err.into()
 }
 
 fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> {
