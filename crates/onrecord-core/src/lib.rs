@@ -105,7 +105,8 @@ pub use crate::shard::{
     ShardErrorKind, ShardSizes, ShardedFiles, ShardedIndex, VectorLists,
 };
 pub use crate::source::{
-    Block, BlockKind, Page, PageKind, Read, ReadError, Reader, SourceDoc, SourceSection,
+    Block, BlockKind, CELL_SEPARATOR, Page, PageKind, Read, ReadError, Reader, SourceDoc,
+    SourceSection,
 };
 pub use crate::text::{Analyzer, Lang, Stemmer, fold_typography, is_stopword, tokens};
 pub use crate::vector::{

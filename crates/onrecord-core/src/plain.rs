@@ -363,7 +363,7 @@ fn flush(sections: &mut [SourceSection], paragraph: &mut Vec<&str>) {
             .iter()
             .enumerate()
             .filter(|(i, _)| *i != 1)
-            .map(|(_, row)| table_cells(row).join(" | "))
+            .map(|(_, row)| table_cells(row).join(crate::source::CELL_SEPARATOR))
             .collect();
         paragraph.clear();
         let block = Block {

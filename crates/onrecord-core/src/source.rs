@@ -79,10 +79,13 @@ pub enum BlockKind {
     Quote,
     /// A code block: cut on lines, one quotable unit per piece.
     Code,
-    /// A table rendered as one line per row, cells joined by " | ", the first line its header
-    /// row: each row is a quotable unit, quoted with its header.
+    /// A table rendered as one line per row, cells joined by [`CELL_SEPARATOR`], the first
+    /// line its header row: each row is a quotable unit, quoted with its header.
     Table,
 }
+
+/// What joins a table row's cells in its one line of text, in every reader.
+pub const CELL_SEPARATOR: &str = " | ";
 
 /// A page as a reader hands it to the build.
 #[derive(Debug, Clone, PartialEq)]

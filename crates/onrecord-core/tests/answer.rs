@@ -1082,3 +1082,29 @@ fn an_introduction_that_ends_its_section_is_never_quoted_for_what_it_names() {
         "{answer:?}"
     );
 }
+
+/// A reference table that labels its rows is read row by row; its "Default:" row states the
+/// value asked for. Short and unpunctuated, it is still a row, not a title that loses a tie to
+/// a sentence sharing as many of the question's words.
+#[test]
+fn a_default_row_is_not_a_title() {
+    let mut doc = page("core.md", "Core directives", "IdleTimeout Directive", "");
+    doc.sections[0].blocks = vec![
+        Block::paragraph("Description: | Seconds the server waits for the next request"),
+        Block::paragraph("Default: | IdleTimeout 7"),
+        Block::paragraph("The number of seconds the server waits before it closes the connection."),
+        Block::paragraph("Setting IdleTimeout to a high value slows down busy servers."),
+    ];
+    let index = index_of_pages(&[doc]);
+    let answer = ask(
+        &index,
+        None,
+        "What is the default value of IdleTimeout?",
+        &answering_everything(2.0),
+    );
+    assert_eq!(answer.mode, Mode::Answer, "{answer:?}");
+    assert!(
+        answer.quotes[0].text.contains("IdleTimeout 7"),
+        "{answer:?}"
+    );
+}

@@ -647,7 +647,7 @@ impl Walker {
                 table_rows(el, &mut rows);
                 let line = |row: &[Cell]| {
                     let cells: Vec<&str> = row.iter().map(|c| c.text.as_str()).collect();
-                    cells.join(" | ")
+                    cells.join(onrecord_core::CELL_SEPARATOR)
                 };
                 if labels_its_rows(&rows) {
                     // No header row: each row is read on its own, under its own label.

@@ -136,7 +136,7 @@ impl Builder {
                 self.cells.push(cell);
             }
             TagEnd::TableHead | TagEnd::TableRow => {
-                let row = std::mem::take(&mut self.cells).join(" | ");
+                let row = std::mem::take(&mut self.cells).join(onrecord_core::CELL_SEPARATOR);
                 self.rows.push(row);
             }
             TagEnd::Table => {

@@ -351,13 +351,15 @@ fn introduces(sentence: &str) -> bool {
 }
 
 /// Whether a unit reads as a title rather than a sentence: one short line with no closing
-/// punctuation, as an admonition's title or a bold line over a paragraph.
+/// punctuation, as an admonition's title or a bold line over a paragraph. A table's row is
+/// not a title: "Default: | IdleTimeout 7" states the value asked for.
 fn reads_as_title(unit: &str) -> bool {
     const TITLE_MAX_BYTES: usize = 120;
     let unit = unit.trim();
     !unit.is_empty()
         && unit.len() < TITLE_MAX_BYTES
         && !unit.contains('\n')
+        && !unit.contains(crate::source::CELL_SEPARATOR)
         && !matches!(
             unit.chars().next_back(),
             Some('.' | '!' | '?' | ':' | ';' | ')' | '"' | '”' | '`')

@@ -538,7 +538,7 @@ fn groups(index: &Index, frag: u32, lang: Lang) -> Vec<Vec<&str>> {
     for &(row, header) in &f.table_rows {
         let cell = f
             .sentence(row as usize)
-            .and_then(|r| r.split(" | ").next())
+            .and_then(|r| r.split(crate::source::CELL_SEPARATOR).next())
             .unwrap_or_default();
         match tables.iter_mut().find(|(h, _)| *h == header) {
             Some((_, cells)) => cells.push(cell),
