@@ -201,6 +201,28 @@ test('your documents: dropped files are indexed and asked in the page; only the 
   await page.close();
 });
 
+test('your documents: offline, the engine that indexes them cannot be fetched; the visitor is told, and a later drop online works', async () => {
+  const offline = await browser.newContext({ viewport: { width: 900, height: 720 } });
+  const { page } = await open(offline, base);
+  await page.locator('.launch').click();
+  await page.waitForFunction(() => document.querySelector('.onrecord').shadowRoot.querySelector('.onrecord-status').textContent.startsWith('Ready'));
+  const files = ['plants.md'].map((name) => ({ name, mimeType: 'text/plain', buffer: readFileSync(fixtures + 'docs/' + name) }));
+  const chooser = page.locator('input[type="file"]');
+  await offline.setOffline(true);
+  await chooser.setInputFiles(files);
+  const refusal = page.locator('.source[role="alert"]');
+  await refusal.waitFor();
+  // The glue or the wasm, whichever fails first: both are the documents engine's.
+  assert.match(await refusal.textContent(), /^Your files could not be indexed: .*documents/);
+  // The site's pages still answer offline (their engine is already loaded).
+  await ask(page, 'How many days do I have to return a bike?', { open: false });
+  assert.match(await page.locator('.onrecord-quote').first().textContent(), /30 days/);
+  await offline.setOffline(false);
+  await chooser.setInputFiles(files);
+  await page.locator('.source').filter({ hasText: 'Asking your documents: plants.md.' }).waitFor();
+  await offline.close();
+});
+
 test('your documents: empty, binary, oversized and unsupported files are refused, naming the file', async () => {
   const { page } = await open(context, base);
   await page.locator('.launch').click();
