@@ -212,8 +212,8 @@ test('your documents: offline, the engine that indexes them cannot be fetched; t
   await chooser.setInputFiles(files);
   const refusal = page.locator('.source[role="alert"]');
   await refusal.waitFor();
-  // The glue or the wasm, whichever fails first: both are the documents engine's.
-  assert.match(await refusal.textContent(), /^Your files could not be indexed: .*documents/);
+  // The glue or the wasm, whichever fails first: both name the documents engine's file.
+  assert.match(await refusal.textContent(), /^Your files could not be indexed: could not fetch the search engine \S*documents/);
   // The site's pages still answer offline (their engine is already loaded).
   await ask(page, 'How many days do I have to return a bike?', { open: false });
   assert.match(await page.locator('.onrecord-quote').first().textContent(), /30 days/);
