@@ -298,3 +298,31 @@ fn set_aside_pages_are_listed_after_the_quotable_ones() {
         guide_first(&answer);
     }
 }
+
+/// A result's excerpt is the unit with most of the question's words; on a tie, the one that
+/// holds two of them side by side as the question does: "Zone 4 | …" for "delivery zone 4
+/// price", not the first row, whose "4" is in "2–4 working days".
+#[test]
+fn an_excerpt_prefers_the_row_that_holds_the_question_s_words_together() {
+    let mut fees = section("Delivery zones", "");
+    fees.blocks = vec![Block {
+        kind: onrecord_core::BlockKind::Table,
+        text: "Zone | Area | Fee | Delivery time\n\
+               Zone 1 | Within 15 km | Free | 2–4 working days\n\
+               Zone 2 | The region | EUR 49 | 3–5 working days\n\
+               Zone 4 | Selected EU countries | EUR 229 | 8–14 working days"
+            .into(),
+    }];
+    let docs = [page("shipping.md", "Shipping", vec![fees])];
+    let mut builder = IndexBuilder::new(Lang::English, IndexSettings::STANDARD);
+    for doc in &docs {
+        builder.add(doc, &onrecord_core::chunk(doc, 800));
+    }
+    let index = Index::from_bytes(&builder.finish().to_bytes([3; 32]).unwrap()).unwrap();
+    let found = search_sections(&index, None, "delivery zone 4 price");
+    assert!(
+        found.results[0].excerpt.starts_with("Zone 4 |"),
+        "{:?}",
+        found.results[0].excerpt
+    );
+}

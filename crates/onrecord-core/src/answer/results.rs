@@ -330,8 +330,10 @@ pub(crate) fn sections(
     res
 }
 
-/// The fragment's sentence (or table row) holding most of the question's weight, the first on
-/// a tie, cut to [`MAX_EXCERPT`] bytes around its first matching word; with its highlights.
+/// The fragment's sentence (or table row) holding most of the question's weight, cut to
+/// [`MAX_EXCERPT`] bytes around its first matching word; with its highlights. On a tie, the
+/// one that holds two of the question's words side by side as the question does ("Zone 4 | …"
+/// for "delivery zone 4 price", not "Zone 1 | … | 2–4 working days"), then the first.
 fn excerpt(
     index: &Index,
     fragment: &Fragment,
@@ -351,6 +353,17 @@ fn excerpt(
             .map(|(r, _)| (r.start as u32, r.end as u32))
             .collect()
     };
+    let analyzer = Analyzer::new(lang, index.settings.stemming);
+    let words: Vec<String> = terms.iter().map(|t| t.word.clone()).collect();
+    let asked = super::evidence::pairs(&words, &analyzer, lang);
+    let phrased = |i: usize| -> bool {
+        let words: Vec<String> = tokens(fragment.sentence(i).unwrap_or(""))
+            .map(|(_, w)| w)
+            .collect();
+        super::evidence::pairs(&words, &analyzer, lang)
+            .iter()
+            .any(|p| asked.contains(p))
+    };
     let mut best: Option<(f32, usize)> = None;
     for (i, _) in fragment.sentences.iter().enumerate() {
         let Some(text) = fragment.sentence(i) else {
@@ -360,7 +373,10 @@ fn excerpt(
         if !typed(text).is_empty() {
             w += 1.0;
         }
-        if best.is_none_or(|(b, _)| w > b) {
+        let better = best.is_none_or(|(b, j)| {
+            w > b || w == b && w > 0.0 && !asked.is_empty() && phrased(i) && !phrased(j)
+        });
+        if better {
             best = Some((w, i));
         }
     }
