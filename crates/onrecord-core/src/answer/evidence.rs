@@ -664,7 +664,7 @@ fn compound(
 /// Adjacent content-word pairs of a text's `words` (lowercased tokens), stemmed ("default
 /// line", "line length"): a phrase of the question found as written is stronger evidence than
 /// its words scattered.
-pub(super) fn pairs(words: &[String], analyzer: &Analyzer, lang: Lang) -> Vec<(String, String)> {
+fn pairs(words: &[String], analyzer: &Analyzer, lang: Lang) -> Vec<(String, String)> {
     let words: Vec<String> = words
         .iter()
         .filter(|w| !is_stopword(w, lang))

@@ -8,7 +8,7 @@ use super::{Citation, Scope, citation};
 use crate::bm25::{QueryTerm, insert_sorted, query_terms, search as bm25_search};
 use crate::format::{Fragment, Index};
 use crate::question::Question;
-use crate::text::{Analyzer, tokens};
+use crate::text::{Analyzer, is_stopword, tokens};
 use crate::vector::QueryModel;
 
 /// At most this many sections are listed.
@@ -353,16 +353,22 @@ fn excerpt(
             .map(|(r, _)| (r.start as u32, r.end as u32))
             .collect()
     };
-    let analyzer = Analyzer::new(lang, index.settings.stemming);
-    let words: Vec<String> = terms.iter().map(|t| t.word.clone()).collect();
-    let asked = super::evidence::pairs(&words, &analyzer, lang);
+    // Adjacent words compared as written: a tie-break needs no stemming.
     let phrased = |i: usize| -> bool {
-        let words: Vec<String> = tokens(fragment.sentence(i).unwrap_or(""))
-            .map(|(_, w)| w)
-            .collect();
-        super::evidence::pairs(&words, &analyzer, lang)
-            .iter()
-            .any(|p| asked.contains(p))
+        let mut previous = String::new();
+        for (_, word) in tokens(fragment.sentence(i).unwrap_or("")) {
+            if is_stopword(&word, lang) {
+                continue;
+            }
+            if terms
+                .windows(2)
+                .any(|p| p[0].word == previous && p[1].word == word)
+            {
+                return true;
+            }
+            previous = word;
+        }
+        false
     };
     let mut best: Option<(f32, usize)> = None;
     for (i, _) in fragment.sentences.iter().enumerate() {
@@ -373,9 +379,8 @@ fn excerpt(
         if !typed(text).is_empty() {
             w += 1.0;
         }
-        let better = best.is_none_or(|(b, j)| {
-            w > b || w == b && w > 0.0 && !asked.is_empty() && phrased(i) && !phrased(j)
-        });
+        let better =
+            best.is_none_or(|(b, j)| w > b || w == b && w > 0.0 && phrased(i) && !phrased(j));
         if better {
             best = Some((w, i));
         }
