@@ -124,10 +124,6 @@ export function putNames(loader, assets) {
 export function writeSite({ index, out, model, pkg, www, summary, template = false }) {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   pkg = resolve(pkg ?? join(root, 'www/dist/pkg'));
-  // The engine that also reads a sharded index, which the worker loads only for one.
-  const shardedPkg = `${pkg}-sharded`;
-  // The engine that also indexes a visitor's own files, which the worker loads only for them.
-  const documentsPkg = `${pkg}-documents`;
   www = resolve(www ?? join(root, 'www'));
   const sibling = template ? null : join(dirname(index), 'query-model.onq');
   model ??= sibling && existsSync(sibling) ? sibling : null;
@@ -135,17 +131,20 @@ export function writeSite({ index, out, model, pkg, www, summary, template = fal
     if (!existsSync(path)) throw new Error(`${what} ${path} does not exist (build it first)`);
     return readFileSync(path);
   };
+  // An engine bundle: its glue, minified, and its wasm as scripts/build-wasm.sh gzips it (the
+  // worker gunzips it; the plain one is not shipped). Besides the engine every site starts,
+  // the worker loads the sharded one only for a sharded index and the documents one only for
+  // a visitor's own files.
+  const engine = (dir, suffix, what) => [
+    [Buffer.from(minify(need(join(dir, 'onrecord_wasm.js'), `${what} glue`).toString('utf8'), `${what} glue`)), `onrecord_wasm${suffix}`, '.js'],
+    [need(join(dir, 'onrecord_wasm_bg.wasm.gz'), `${what} wasm module`), `onrecord_wasm${suffix}_bg`, '.wasm.gz'],
+  ];
+  const [glue, wasm] = engine(pkg, '', 'the engine\'s');
+  const [shardedGlue, shardedWasm] = engine(`${pkg}-sharded`, '_sharded', 'the sharded engine\'s');
+  const [documentsGlue, documentsWasm] = engine(`${pkg}-documents`, '_documents', 'the documents engine\'s');
   const inputs = {
     css: [Buffer.from(minify(need(join(www, 'onrecord.css'), 'the widget styles').toString('utf8'), 'the widget styles', 'css')), 'onrecord', '.css'],
-    glue: [Buffer.from(minify(need(join(pkg, 'onrecord_wasm.js'), 'the wasm glue').toString('utf8'), 'the wasm glue')), 'onrecord_wasm', '.js'],
-    // The wasm as scripts/build-wasm.sh gzips it (the worker gunzips it): the plain one is not shipped.
-    wasm: [need(join(pkg, 'onrecord_wasm_bg.wasm.gz'), 'the wasm module'), 'onrecord_wasm_bg', '.wasm.gz'],
-    shardedGlue: [Buffer.from(minify(need(join(shardedPkg, 'onrecord_wasm.js'), 'the sharded engine\'s glue').toString('utf8'), 'the sharded glue')),
-      'onrecord_wasm_sharded', '.js'],
-    shardedWasm: [need(join(shardedPkg, 'onrecord_wasm_bg.wasm.gz'), 'the sharded engine\'s wasm module'), 'onrecord_wasm_sharded_bg', '.wasm.gz'],
-    documentsGlue: [Buffer.from(minify(need(join(documentsPkg, 'onrecord_wasm.js'), 'the documents engine\'s glue').toString('utf8'), 'the documents glue')),
-      'onrecord_wasm_documents', '.js'],
-    documentsWasm: [need(join(documentsPkg, 'onrecord_wasm_bg.wasm.gz'), 'the documents engine\'s wasm module'), 'onrecord_wasm_documents_bg', '.wasm.gz'],
+    glue, wasm, shardedGlue, shardedWasm, documentsGlue, documentsWasm,
   };
   if (!template) inputs.index = [need(index, 'the index'), 'index', '.onr'];
   if (model) inputs.model = [need(model, 'the query model'), 'query-model', '.onq'];
